@@ -1,0 +1,95 @@
+"""helpers.device, helpers.style and helpers.book."""
+
+from __future__ import annotations
+
+import random
+
+import matplotlib
+import pytest
+import torch
+
+import helpers
+
+
+def test_get_device_default_is_available(monkeypatch):
+    monkeypatch.delenv("BOOK_DEVICE", raising=False)
+    device = helpers.get_device()
+    assert isinstance(device, torch.device)
+    torch.zeros(1, device=device)
+
+
+def test_get_device_prefers_cuda_then_mps(monkeypatch):
+    monkeypatch.delenv("BOOK_DEVICE", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert helpers.get_device().type == "cuda"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert helpers.get_device().type == "mps"
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    assert helpers.get_device().type == "cpu"
+
+
+def test_book_device_forces(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setenv("BOOK_DEVICE", "cpu")
+    assert helpers.get_device() == torch.device("cpu")
+
+
+@pytest.mark.parametrize("name, words", [("nonsense", "not a torch device"), ("xla", "does not have")])
+def test_book_device_bad(monkeypatch, name, words):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    monkeypatch.setenv("BOOK_DEVICE", name)
+    with pytest.raises(ValueError, match=words):
+        helpers.get_device()
+    monkeypatch.setenv("BOOK_DEVICE", "cuda")
+    with pytest.raises(ValueError, match="BOOK_DEVICE"):
+        helpers.get_device()
+
+
+def test_seed_everything_repeats():
+    helpers.seed_everything(123)
+    first = (random.random(), torch.randn(3))
+    helpers.seed_everything(123)
+    second = (random.random(), torch.randn(3))
+    assert first[0] == second[0] and torch.equal(first[1], second[1])
+
+
+@pytest.mark.parametrize("seed, error", [(1.5, TypeError), ("1", TypeError), (True, TypeError), (-1, ValueError), (2**32, ValueError)])
+def test_seed_everything_bad(seed, error):
+    with pytest.raises(error, match="seed"):
+        helpers.seed_everything(seed)
+
+
+def _relative_luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_style_uses_okabe_ito_and_readable_fonts():
+    helpers.use_book_style()
+    cycle = [c["color"].upper() for c in matplotlib.rcParams["axes.prop_cycle"]]
+    assert set(cycle) <= {c.upper() for c in helpers.COLORS.values()}
+    assert len(cycle) >= 6
+    assert matplotlib.rcParams["font.size"] >= 11
+    assert matplotlib.rcParams["figure.facecolor"] == "white"
+    # lines drawn on white need contrast: no colour in the cycle may be near-white
+    assert all(_relative_luminance(c) < 0.8 for c in cycle)
+
+
+def test_glue_rounds_and_returns(monkeypatch):
+    stored = {}
+    import myst_nb
+
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display: stored.update({name: (value, display)}))
+    assert helpers.glue("x", 3.14159, digits=2) == 3.14
+    assert helpers.glue("n", 41.6, digits=0) == 42 and isinstance(stored["n"][0], int)
+    assert stored["x"] == (3.14, False)
+    assert helpers.glue("s", "text") == "text"
+
+
+@pytest.mark.parametrize("args, error", [(("", 1.0), TypeError), ((3, 1.0), TypeError), (("x", "a", 2), TypeError)])
+def test_glue_bad_input(args, error):
+    with pytest.raises(error):
+        helpers.glue(*args)
