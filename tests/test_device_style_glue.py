@@ -78,15 +78,36 @@ def test_style_uses_okabe_ito_and_readable_fonts():
     assert all(_relative_luminance(c) < 0.8 for c in cycle)
 
 
-def test_glue_rounds_and_returns(monkeypatch):
-    stored = {}
-    import myst_nb
+def _captured_displays(monkeypatch, function, *args):
+    """Run ``function(*args)`` as if inside IPython; return what it displayed."""
+    import IPython
+    import IPython.display
 
-    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display: stored.update({name: (value, display)}))
-    assert helpers.glue("x", 3.14159, digits=2) == 3.14
-    assert helpers.glue("n", 41.6, digits=0) == 42 and isinstance(stored["n"][0], int)
-    assert stored["x"] == (3.14, False)
-    assert helpers.glue("s", "text") == "text"
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append((a, k)))
+    monkeypatch.setattr("myst_nb.ext.glue.ipy_display", lambda *a, **k: shown.append((a, k)), raising=False)
+    function(*args)
+    return shown
+
+
+@pytest.mark.parametrize("value", [3.25, 17, "text"])
+def test_glue_emits_exactly_what_myst_nb_glue_emits(monkeypatch, value):
+    from myst_nb import glue as myst_glue
+
+    ours = _captured_displays(monkeypatch, helpers.glue, "key", value)
+    theirs = _captured_displays(monkeypatch, myst_glue, "key", value, False)
+    assert ours == theirs and len(ours) == 1
+
+
+def test_glue_rounds(monkeypatch):
+    for value, digits, expected in ((3.14159, 2, "3.14"), (41.6, 0, "42"), (17943.2, -2, "17900"), (2.94e-8, 10, "2.94e-08")):
+        ((bundle,), _), = _captured_displays(monkeypatch, helpers.glue, "x", value, digits)
+        assert bundle["application/papermill.record/text/plain"] == expected
+
+
+def test_glue_outside_ipython_does_nothing():
+    assert helpers.glue("x", 1.0, digits=2) is None
 
 
 @pytest.mark.parametrize("args, error", [(("", 1.0), TypeError), ((3, 1.0), TypeError), (("x", "a", 2), TypeError)])

@@ -1,0 +1,61 @@
+# The two commands a newcomer needs are `make book` and `make test`; both set up
+# the environment first. See README.md.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+MATHJAX := book/_vendor/mathjax/.version
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+# Strict nbval and re-execution compare CPU results: never a GPU here.
+CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
+
+.PHONY: book test setup browser execute bench lab clean help
+
+help:
+	@echo "make book     build the site into _build/html (sets up .venv first)"
+	@echo "make test     the whole test suite: helpers, strict nbval, -W build, offline site in Chromium"
+	@echo "make lab      open the notebooks in JupyterLab"
+	@echo "make execute  re-execute every notebook in place (for authors)"
+	@echo "make bench    time each notebook against the floor (imports only)"
+
+$(INSTALLED): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "Python >= 3.10 is needed"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+$(MATHJAX): tools/fetch_mathjax.sh
+	bash tools/fetch_mathjax.sh
+
+setup: $(INSTALLED) $(MATHJAX)
+
+book: setup
+	$(BIN)/jupyter-book build . -W -n --keep-going
+	@echo "The book: $(CURDIR)/_build/html/index.html"
+
+# Chromium for the browser tests, from the system's packages where we may install them.
+browser:
+	@if command -v chromium >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "Installing Chromium (apt-get) for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "No Chromium and no way to install it here: the browser tests will be skipped"; fi
+
+test: setup browser
+	$(BIN)/python -m pytest
+
+execute: setup
+	$(CPU_ONLY) $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
+
+bench: setup
+	$(CPU_ONLY) $(BIN)/python tools/bench.py $(NOTEBOOKS)
+
+lab: setup
+	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
+
+clean:
+	rm -rf _build book/_generated

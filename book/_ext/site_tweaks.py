@@ -1,0 +1,51 @@
+"""Small fixes to the HTML that Jupyter Book 1.x produces.
+
+- MathJax on every page. Sphinx adds the MathJax script only to pages whose own
+  body has math, but chapter titles with math appear in every page's sidebar,
+  and there they would stay raw TeX.
+- Plain-text titles. A title with math reaches the browser tab and the print
+  header as raw TeX (``\\(1/\\sqrt{d_k}\\)``, ``1/\\sqrt{d_k}``); there it becomes ``1/√dₖ``.
+- No script twice. sphinx-thebe registers its inline configuration once per
+  build phase, and the second copy redeclares a ``const``: a console error on
+  every page.
+"""
+
+import re
+
+SUBSCRIPTS = str.maketrans("0123456789aeijkmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤᵥₓ")
+TEX_TO_TEXT = [
+    (re.compile(r"\\[()\[\]]|\$"), ""),
+    (re.compile(r"\\sqrt\{([^{}]*)\}"), r"√\1"),
+    (re.compile(r"\\operatorname\{([^{}]*)\}|\\mathrm\{([^{}]*)\}"), r"\1\2"),
+    (re.compile(r"\\top\b"), "ᵀ"),
+    (re.compile(r"\\[,;!]\s*"), " "),
+]
+SUBSCRIPT = re.compile(r"_\{?([0-9a-z]+)\}?")
+
+
+def plain_title(title: str) -> str:
+    """``Where the scale \\(1/\\sqrt{d_k}\\) sits`` → ``Where the scale 1/√dₖ sits``."""
+    for pattern, replacement in TEX_TO_TEXT:
+        title = pattern.sub(replacement, title)
+    title = SUBSCRIPT.sub(lambda m: m.group(1).translate(SUBSCRIPTS), title)
+    return title.replace("{", "").replace("}", "")
+
+
+def tidy_page(app, pagename, templatename, context, doctree):
+    for key in ("title", "pagetitle"):  # the tab title; the theme's print header
+        if context.get(key):
+            context[key] = plain_title(context[key])
+    scripts, seen = [], set()
+    for script in context.get("script_files", []):
+        # an inline script comes with filename None from one phase and "" from the other
+        key = (getattr(script, "filename", script) or "", tuple(sorted(getattr(script, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            scripts.append(script)
+    context["script_files"] = scripts
+
+
+def setup(app):
+    app.set_html_assets_policy("always")
+    app.connect("html-page-context", tidy_page, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,77 @@
+"""Fixtures for the tests of the built site."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+@pytest.fixture(scope="session")
+def built_site() -> Path:
+    """Build the whole book from scratch, with every warning an error."""
+    command = [sys.executable, "-m", "jupyter_book", "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
+    if shutil.which("jupyter-book", path=str(Path(sys.executable).parent)):
+        command = [str(Path(sys.executable).parent / "jupyter-book"), *command[3:]]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    log = result.stdout + result.stderr
+    if result.returncode != 0:
+        pytest.fail(f"jupyter-book build failed (exit {result.returncode}):\n{log[-6000:]}")
+    return HTML
+
+
+@pytest.fixture(scope="session")
+def pages(built_site: Path) -> list[Path]:
+    return sorted(p for p in built_site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path):
+    """Serve the built site on the loopback interface, as a reader's browser would load it."""
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium from the system's packages; CI must have it, elsewhere it may be skipped."""
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        reason = "no chromium on PATH (Debian: apt-get install chromium); `make test` installs it where it can"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the browser tests: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield instance
+        instance.close()
