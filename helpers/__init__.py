@@ -9,6 +9,7 @@ from helpers.attention import (
 )
 from helpers.book import glue
 from helpers.device import get_device, seed_everything
+from helpers.online import online_attention, online_softmax
 from helpers.style import COLORS, use_book_style
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "buggy_attention_scale_after_softmax",
     "get_device",
     "glue",
+    "online_attention",
+    "online_softmax",
     "scaled_dot_product_attention",
     "seed_everything",
     "softmax_entropy",
