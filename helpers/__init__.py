@@ -5,6 +5,7 @@ from helpers.attention import (
     buggy_attention_no_scale,
     buggy_attention_scale_after_softmax,
     scaled_dot_product_attention,
+    softmax_backward,
     softmax_entropy,
 )
 from helpers.book import glue
@@ -23,6 +24,7 @@ __all__ = [
     "online_softmax",
     "scaled_dot_product_attention",
     "seed_everything",
+    "softmax_backward",
     "softmax_entropy",
     "use_book_style",
 ]

@@ -28,6 +28,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
+    "softmax_backward",
     "softmax_entropy",
 ]
 
@@ -242,3 +243,38 @@ def softmax_entropy(p: Tensor, dim: int = -1) -> Tensor:
     if p.dim() == 0:
         raise ValueError("p must have at least 1 dimension, got a 0-dimensional tensor")
     return -torch.special.xlogy(p, p).sum(dim=dim)
+
+
+def softmax_backward(weights: Tensor, grad_weights: Tensor) -> Tensor:
+    """The gradient that flows back through a softmax to its logits.
+
+    For ``p = softmax(z)`` along the last dimension and an upstream gradient
+    ``g = dLoss/dp``, the Jacobian ``J_ij = p_i (delta_ij - p_j)`` gives
+    ``dLoss/dz = J^T g = p * (g - sum_j p_j g_j)``. That is what autograd
+    computes, written out so the book can look inside it.
+
+    Args:
+        weights: (..., S) softmax outputs ``p`` (rows summing to 1).
+        grad_weights: (..., S) upstream gradient ``dLoss/dp``, broadcastable to ``weights``.
+
+    Returns:
+        (..., S) gradient with respect to the logits ``z``.
+    """
+    for name, tensor in (("weights", weights), ("grad_weights", grad_weights)):
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
+        if not tensor.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor, got dtype {tensor.dtype}")
+        if tensor.dim() < 1:
+            raise ValueError(f"{name} must have at least 1 dimension, got a 0-dimensional tensor")
+    if grad_weights.dtype != weights.dtype:
+        raise TypeError(f"grad_weights must have the dtype of weights ({weights.dtype}), got {grad_weights.dtype}")
+    if grad_weights.device != weights.device:
+        raise ValueError(f"grad_weights must be on the device of weights ({weights.device}), got {grad_weights.device}")
+    try:
+        torch.broadcast_shapes(weights.shape, grad_weights.shape)
+    except RuntimeError:
+        raise ValueError(
+            f"grad_weights of shape {_shape(grad_weights)} does not broadcast to weights of shape {_shape(weights)}"
+        ) from None
+    return weights * (grad_weights - (weights * grad_weights).sum(dim=-1, keepdim=True))

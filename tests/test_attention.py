@@ -15,6 +15,7 @@ from helpers import (
     buggy_attention_no_scale,
     buggy_attention_scale_after_softmax,
     scaled_dot_product_attention,
+    softmax_backward,
     softmax_entropy,
 )
 
@@ -272,3 +273,27 @@ def test_softmax_entropy_bad_input():
         softmax_entropy(torch.tensor([1, 0]))
     with pytest.raises(ValueError, match="0-dimensional"):
         softmax_entropy(torch.tensor(1.0))
+
+
+@pytest.mark.parametrize("spread", [0.1, 1.0, 30.0])
+def test_softmax_backward_matches_autograd(spread):
+    generator = torch.Generator().manual_seed(14)
+    logits = (torch.randn(3, 4, 9, generator=generator, dtype=torch.float64) * spread).requires_grad_()
+    upstream = torch.randn(3, 4, 9, generator=generator, dtype=torch.float64)
+    weights = torch.softmax(logits, dim=-1)
+    (expected,) = torch.autograd.grad(weights, logits, upstream)
+    torch.testing.assert_close(softmax_backward(weights.detach(), upstream), expected)
+    jacobian = torch.autograd.functional.jacobian(lambda z: torch.softmax(z, dim=-1), logits[0, 0].detach())
+    p = weights[0, 0].detach()
+    torch.testing.assert_close(jacobian, torch.diag(p) - torch.outer(p, p))
+
+
+def test_softmax_backward_bad_input():
+    with pytest.raises(TypeError, match="grad_weights"):
+        softmax_backward(torch.ones(3) / 3, [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="dtype"):
+        softmax_backward(torch.ones(3) / 3, torch.ones(3, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"\(4,\).*\(3,\)"):
+        softmax_backward(torch.ones(3) / 3, torch.ones(4))
+    with pytest.raises(TypeError, match="weights"):
+        softmax_backward(torch.ones(3, dtype=torch.int64), torch.ones(3))
