@@ -10,7 +10,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench lab clean help
+.PHONY: book test setup browser execute bench gpu-check lab clean help
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
@@ -18,6 +18,7 @@ help:
 	@echo "make lab      open the notebooks in JupyterLab"
 	@echo "make execute  re-execute every notebook in place (for authors)"
 	@echo "make bench    time each notebook against the floor (imports only)"
+	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
 
 $(INSTALLED): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "Python >= 3.10 is needed"; exit 1; }
@@ -53,6 +54,10 @@ execute: setup
 
 bench: setup
 	$(CPU_ONLY) $(BIN)/python tools/bench.py $(NOTEBOOKS)
+
+# On an accelerator: run every notebook there; asserts decide (outputs are not compared).
+gpu-check: setup
+	$(BIN)/python tools/run_notebooks.py $(NOTEBOOKS)
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -1,0 +1,30 @@
+"""Shared code for the notebooks of "Why attention divides by √d_k"."""
+
+from helpers.attention import (
+    attention_logits,
+    buggy_attention_no_scale,
+    buggy_attention_scale_after_softmax,
+    scaled_dot_product_attention,
+    softmax_backward,
+    softmax_entropy,
+)
+from helpers.book import glue
+from helpers.device import get_device, seed_everything
+from helpers.online import online_attention, online_softmax
+from helpers.style import COLORS, use_book_style
+
+__all__ = [
+    "COLORS",
+    "attention_logits",
+    "buggy_attention_no_scale",
+    "buggy_attention_scale_after_softmax",
+    "get_device",
+    "glue",
+    "online_attention",
+    "online_softmax",
+    "scaled_dot_product_attention",
+    "seed_everything",
+    "softmax_backward",
+    "softmax_entropy",
+    "use_book_style",
+]

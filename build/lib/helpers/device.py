@@ -1,0 +1,58 @@
+"""Where the notebooks compute, and how they stay reproducible."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import torch
+
+__all__ = ["get_device", "seed_everything"]
+
+
+def _mps_available() -> bool:
+    mps = getattr(torch.backends, "mps", None)
+    return bool(mps is not None and mps.is_available())
+
+
+def get_device() -> torch.device:
+    """The accelerator to compute on: CUDA, then Apple MPS, then the CPU.
+
+    The environment variable ``BOOK_DEVICE`` (for example ``BOOK_DEVICE=cpu``)
+    forces a device; asking for one that is not there raises ``ValueError``.
+    """
+    forced = os.environ.get("BOOK_DEVICE", "").strip()
+    if forced:
+        try:
+            device = torch.device(forced)
+        except RuntimeError:
+            raise ValueError(f"BOOK_DEVICE={forced!r} is not a torch device name (try cpu, cuda or mps)") from None
+        available = {
+            "cpu": True,
+            "cuda": torch.cuda.is_available(),
+            "mps": _mps_available(),
+        }.get(device.type, False)
+        if not available:
+            raise ValueError(f"BOOK_DEVICE={forced!r} asks for a device that this machine does not have")
+        return device
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if _mps_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, NumPy's (when installed) and torch's generators (all devices)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    if not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be in [0, 2**32), got {seed}")
+    random.seed(seed)
+    try:
+        import numpy
+    except ImportError:  # helpers declares no dependencies; numpy is optional
+        pass
+    else:
+        numpy.random.seed(seed)
+    torch.manual_seed(seed)  # seeds CUDA and MPS as well

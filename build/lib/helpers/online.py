@@ -1,0 +1,123 @@
+"""Softmax and attention computed block by block, the way fused kernels do it.
+
+A fused attention kernel (FlashAttention and its descendants) never holds a whole
+row of logits. It walks over the keys in blocks and keeps, for every query, a
+running maximum ``m`` and a running sum ``l`` of exponentials. When a block
+raises the maximum, everything accumulated so far is rescaled by
+``exp(m_old - m_new)``. Nothing is ever exponentiated above 0, so nothing
+overflows, and the result equals the ordinary softmax.
+
+FlashAttention also folds the softmax scale into the exponent. It takes the
+running maximum of the *raw* scores and evaluates
+``exp2(s * scale * log2(e) - m * scale * log2(e))``; ``exp2`` is the cheaper
+instruction on GPUs. ``use_exp2=True`` does the same here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from helpers.attention import _check_query_key, _check_value, _resolve_scale
+
+__all__ = ["online_softmax", "online_attention"]
+
+LOG2_E = math.log2(math.e)
+
+
+def _check_block_size(block_size: object) -> int:
+    if isinstance(block_size, bool) or not isinstance(block_size, int):
+        raise TypeError(f"block_size must be an int, got {type(block_size).__name__}")
+    if block_size < 1:
+        raise ValueError(f"block_size must be >= 1, got {block_size}")
+    return block_size
+
+
+def online_softmax(logits: Tensor, block_size: int = 64) -> Tensor:
+    """Softmax over the last dimension, reading it block by block.
+
+    One streaming pass keeps the running maximum and the running sum of
+    ``exp(logit - max)``; a second pass normalises. Computed in the dtype of
+    ``logits``.
+
+    Args:
+        logits: (..., S) floating-point logits.
+        block_size: how many entries of the last dimension one step reads.
+
+    Returns:
+        (..., S) probabilities, equal to ``torch.softmax(logits, dim=-1)`` up to rounding.
+    """
+    if not isinstance(logits, Tensor):
+        raise TypeError(f"logits must be a torch.Tensor, got {type(logits).__name__}")
+    if not logits.is_floating_point():
+        raise TypeError(f"logits must be a floating-point tensor, got dtype {logits.dtype}")
+    if logits.dim() < 1 or logits.shape[-1] == 0:
+        raise ValueError(f"logits must have a non-empty last dimension, got shape {tuple(logits.shape)}")
+    block_size = _check_block_size(block_size)
+    running_max = torch.full(logits.shape[:-1], -math.inf, dtype=logits.dtype, device=logits.device)
+    running_sum = torch.zeros(logits.shape[:-1], dtype=logits.dtype, device=logits.device)
+    for block in logits.split(block_size, dim=-1):
+        new_max = torch.maximum(running_max, block.amax(dim=-1))
+        # exp(-inf - -inf) would be NaN: a row that has seen only -inf keeps a sum of 0
+        safe_max = torch.where(torch.isneginf(new_max), torch.zeros_like(new_max), new_max)
+        rescale = torch.exp(running_max - safe_max)
+        running_sum = running_sum * rescale + torch.exp(block - safe_max.unsqueeze(-1)).sum(dim=-1)
+        running_max = new_max
+    return torch.exp(logits - running_max.unsqueeze(-1)) / running_sum.unsqueeze(-1)
+
+
+def online_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    scale: float | None = None,
+    block_size: int = 64,
+    use_exp2: bool = False,
+) -> Tensor:
+    """Attention over key/value blocks with a running max and sum (FlashAttention's forward pass).
+
+    No mask; computed in the dtype of the inputs.
+
+    Args:
+        query: (..., L, E) queries.
+        key: (..., S, E) keys.
+        value: (..., S, E_v) values.
+        scale: multiplier of the logits; ``None`` means ``1 / sqrt(E)``.
+        block_size: how many keys one step reads.
+        use_exp2: fold ``scale * log2(e)`` into ``exp2`` after the running max
+            of the raw scores, as FlashAttention does, instead of ``exp`` of the
+            scaled scores.
+
+    Returns:
+        (..., L, E_v) output, equal to ``softmax(Q K^T * scale) V`` up to rounding.
+    """
+    _check_query_key(query, key)
+    _check_value(query, key, value)
+    scale = _resolve_scale(query, scale)
+    block_size = _check_block_size(block_size)
+    if not isinstance(use_exp2, bool):
+        raise TypeError(f"use_exp2 must be a bool, got {type(use_exp2).__name__}")
+
+    batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    L, E_v = query.shape[-2], value.shape[-1]
+    running_max = torch.full((*batch, L, 1), -math.inf, dtype=query.dtype, device=query.device)
+    running_sum = torch.zeros((*batch, L, 1), dtype=query.dtype, device=query.device)
+    accumulator = torch.zeros((*batch, L, E_v), dtype=query.dtype, device=query.device)
+    for key_block, value_block in zip(key.split(block_size, dim=-2), value.split(block_size, dim=-2)):
+        raw = query @ key_block.transpose(-2, -1)  # (..., L, block): unscaled scores
+        if use_exp2:
+            # the max is taken on raw scores; the scale only enters inside exp2
+            new_max = torch.maximum(running_max, raw.amax(dim=-1, keepdim=True))
+            weights = torch.exp2(raw * (scale * LOG2_E) - new_max * (scale * LOG2_E))
+            rescale = torch.exp2((running_max - new_max) * (scale * LOG2_E))
+        else:
+            logits = raw * scale
+            new_max = torch.maximum(running_max, logits.amax(dim=-1, keepdim=True))
+            weights = torch.exp(logits - new_max)
+            rescale = torch.exp(running_max - new_max)
+        running_sum = running_sum * rescale + weights.sum(dim=-1, keepdim=True)
+        accumulator = accumulator * rescale + weights @ value_block
+        running_max = new_max
+    return accumulator / running_sum
