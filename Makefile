@@ -6,11 +6,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 MATHJAX := book/_vendor/mathjax/.version
+REVEAL := book/_vendor_slides/reveal.js/.version
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench gpu-check lab clean help
+.PHONY: book test setup browser execute bench gpu-check slides lab clean help
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
@@ -19,6 +20,7 @@ help:
 	@echo "make execute  re-execute every notebook in place (for authors)"
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
+	@echo "make slides   export every chapter to reveal.js slides in _build/slides (offline)"
 
 $(INSTALLED): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "Python >= 3.10 is needed"; exit 1; }
@@ -28,10 +30,13 @@ $(INSTALLED): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-$(MATHJAX): tools/fetch_mathjax.sh
-	bash tools/fetch_mathjax.sh
+$(MATHJAX): tools/fetch_vendor.sh
+	bash tools/fetch_vendor.sh mathjax
 
-setup: $(INSTALLED) $(MATHJAX)
+$(REVEAL): tools/fetch_vendor.sh
+	bash tools/fetch_vendor.sh reveal
+
+setup: $(INSTALLED) $(MATHJAX) $(REVEAL)
 
 book: setup
 	$(BIN)/jupyter-book build . -W -n --keep-going
@@ -58,6 +63,11 @@ bench: setup
 # On an accelerator: run every notebook there; asserts decide (outputs are not compared).
 gpu-check: setup
 	$(BIN)/python tools/run_notebooks.py $(NOTEBOOKS)
+
+# Lecture slides from the cells' slideshow metadata (tools/slides.py sets it).
+slides: setup
+	$(BIN)/python tools/build_slides.py _build/slides $(NOTEBOOKS)
+	@echo "Slides: $(CURDIR)/_build/slides/"
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
