@@ -180,3 +180,32 @@ def test_math_is_typeset_where_the_book_has_math(browser, site_url):
     page.evaluate("MathJax.startup.promise")
     assert page.locator(".bd-sidebar-primary mjx-container").count() >= 1, "sidebar title math not typeset"
     page.close()
+
+
+def test_figures_stay_readable_in_dark_mode(browser, site_url, pages, built_site):
+    """In the theme's dark mode every figure keeps its opaque white background
+    (a transparent PNG would put black axes on a near-black page)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
+    chapters = [p for p in pages if p.parent.name == "notebooks"]
+    assert chapters
+    for chapter in chapters:
+        page = context.new_page()
+        page.goto(f"{site_url}/{chapter.relative_to(built_site).as_posix()}", wait_until="load")
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        corners = page.evaluate(
+            """() => [...document.querySelectorAll('.cell_output img')].map(img => {
+                const canvas = document.createElement('canvas');
+                canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+                const context = canvas.getContext('2d');
+                context.drawImage(img, 0, 0);
+                return Array.from(context.getImageData(1, 1, 1, 1).data);
+            })"""
+        )
+        assert corners, f"{chapter.name}: no figures found"
+        for corner in corners:
+            assert corner == [255, 255, 255, 255], f"{chapter.name}: figure background {corner} is not opaque white"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{chapter.stem}.dark.png"))
+        page.close()
+    context.close()
