@@ -11,6 +11,7 @@ from helpers.attention import (
 from helpers.book import glue
 from helpers.device import get_device, seed_everything
 from helpers.online import online_attention, online_softmax
+from helpers.scales import STATISTICS, attention_statistics_at_init
 from helpers.style import COLORS, use_book_style
 
 __all__ = [
@@ -27,4 +28,6 @@ __all__ = [
     "softmax_backward",
     "softmax_entropy",
     "use_book_style",
+    "STATISTICS",
+    "attention_statistics_at_init",
 ]
