@@ -10,16 +10,20 @@ from helpers.attention import (
 )
 from helpers.book import glue
 from helpers.device import get_device, seed_everything
+from helpers.diagnostics import AttentionDiagnosis, diagnose_attention, implied_logit_scale
 from helpers.online import online_attention, online_softmax
 from helpers.style import COLORS, use_book_style
 
 __all__ = [
     "COLORS",
+    "AttentionDiagnosis",
     "attention_logits",
     "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
+    "diagnose_attention",
     "get_device",
     "glue",
+    "implied_logit_scale",
     "online_attention",
     "online_softmax",
     "scaled_dot_product_attention",
