@@ -55,7 +55,8 @@ def is_external(url: str) -> bool:
 def test_every_toc_page_is_built(pages, built_site):
     names = {page.relative_to(built_site).as_posix() for page in pages}
     for expected in ("book/index.html", "book/how_to_use.html", "book/bibliography.html",
-                     "notebooks/01_where_the_scale_sits.html"):
+                     "notebooks/01_where_the_scale_sits.html",
+                     "notebooks/07_pitfalls.html", "notebooks/07b_advanced_questions.html"):
         assert expected in names, sorted(names)
 
 
