@@ -13,10 +13,22 @@ from helpers.device import get_device, seed_everything
 from helpers.diagnostics import AttentionDiagnosis, diagnose_attention, implied_logit_scale
 from helpers.online import online_attention, online_softmax
 from helpers.style import COLORS, use_book_style
+from helpers.training import (
+    RecallBatch,
+    RecallModel,
+    TrainHistory,
+    recall_batch,
+    steps_to_accuracy,
+    train,
+    train_recall,
+)
 
 __all__ = [
     "COLORS",
     "AttentionDiagnosis",
+    "RecallBatch",
+    "RecallModel",
+    "TrainHistory",
     "attention_logits",
     "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
@@ -26,9 +38,13 @@ __all__ = [
     "implied_logit_scale",
     "online_attention",
     "online_softmax",
+    "recall_batch",
     "scaled_dot_product_attention",
     "seed_everything",
     "softmax_backward",
     "softmax_entropy",
+    "steps_to_accuracy",
+    "train",
+    "train_recall",
     "use_book_style",
 ]
