@@ -10,6 +10,7 @@ from helpers.attention import (
 )
 from helpers.book import glue
 from helpers.device import get_device, seed_everything
+from helpers.diagnostics import AttentionDiagnosis, diagnose_attention, implied_logit_scale
 from helpers.online import online_attention, online_softmax
 from helpers.scales import STATISTICS, attention_statistics_at_init
 from helpers.style import COLORS, use_book_style
@@ -25,14 +26,17 @@ from helpers.training import (
 
 __all__ = [
     "COLORS",
+    "AttentionDiagnosis",
     "RecallBatch",
     "RecallModel",
     "TrainHistory",
     "attention_logits",
     "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
+    "diagnose_attention",
     "get_device",
     "glue",
+    "implied_logit_scale",
     "online_attention",
     "online_softmax",
     "recall_batch",
