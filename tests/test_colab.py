@@ -34,6 +34,7 @@ def test_setup_cell_targets_the_configured_repository():
 
 
 def test_notebook_runs_in_a_simulated_colab(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # nothing may reach helpers but the setup cell
     venv = tmp_path / "colab"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"

@@ -40,7 +40,7 @@ def test_every_chapter_exports_to_slides(slides):
         loads = re.findall(r"""<(?:script|link)[^>]*(?:src|href)=["']([^"']+)""", html)
         assert loads and not [url for url in loads if re.match(r"(https?:)?//", url)], loads
         # MyST is rewritten for nbconvert: no raw roles, directives or unpasted glue on a slide
-        for raw in ("{glue:", "{term}", "{cite}", ":::{", "```{", "{solution}"):
+        for raw in ("{glue:", "{term}", "{cite}", "{ref}", "{prf:", ":::{", "```{", "{solution}"):
             assert raw not in html, f"{notebook.name}: raw MyST {raw!r} on a slide"
 
 

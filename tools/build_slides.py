@@ -50,15 +50,43 @@ def paste_glue(match: re.Match, values: dict[str, str]) -> str:
         return text
 
 
+DIRECTIVE_TITLES = {"exercise": "Exercise", "prf:theorem": "Theorem", "prf:lemma": "Lemma", "prf:proof": "Proof",
+                    "prf:definition": "Definition", "note": "Note", "tip": "Tip", "warning": "Warning", "admonition": ""}
+
+
+def directive_heading(match: re.Match) -> str:
+    label = DIRECTIVE_TITLES.get(match.group(3), match.group(3).split(":")[-1].capitalize())
+    title = match.group(4).strip()
+    return f"**{label}{': ' if label and title else ''}{title}**" if (label or title) else ""
+
+
+FENCE = re.compile(r"^(:{3,}|`{3,})(\{([\w:-]+)\})?(.*)$")
+
+
 def myst_to_markdown(source: str, values: dict[str, str]) -> str:
     source = re.sub(r"(`{3,4})\{solution\}.*?\n\1\s*$", "", source, flags=re.S | re.M)
     source = re.sub(r"\{glue:text\}`([^`]+)`", lambda m: paste_glue(m, values), source)
-    source = re.sub(r"\{(?:term|doc)\}`([^`<]+?)\s*(?:<[^`]*>)?`", r"\1", source)
     source = re.sub(r"\{eq\}`([^`]+)`", r"(\1)", source)
     source = re.sub(r"\{cite\}`([^`]+)`", r"[\1]", source)
-    source = re.sub(r"^(?::::?|`{3,4})\{(?:admonition|exercise)\}\s*(.*)$", r"**\1**", source, flags=re.M)
-    source = re.sub(r"^:(?:class|label|name):.*\n", "", source, flags=re.M)
-    source = re.sub(r"^(?::::?|`{3,4})\s*$", "", source, flags=re.M)
+    source = re.sub(r"\{[\w:-]+\}`([^`<]+?)\s*(?:<[^`]*>)?`", r"\1", source)  # {term}, {doc}, {ref}, {prf:ref}
+    lines, open_fences = [], []  # open_fences: (fence, is_directive)
+    for line in source.splitlines():
+        match = FENCE.match(line)
+        if open_fences and open_fences[-1][1] and re.match(r"^:[\w-]+:", line):
+            continue  # a directive's option (:label:, :class:)
+        if match and open_fences and line.strip() == open_fences[-1][0]:
+            fence, is_directive = open_fences.pop()
+            if not is_directive:
+                lines.append(line)
+        elif match and match.group(2):  # a MyST directive opens: its title becomes a bold line
+            open_fences.append((match.group(1), True))
+            lines.append(directive_heading(match))
+        elif match and match.group(1).startswith("`") and not (open_fences and not open_fences[-1][1]):
+            open_fences.append((match.group(1), False))  # an ordinary code block opens
+            lines.append(line)
+        else:
+            lines.append(line)
+    source = "\n".join(lines)
     return re.sub(r"^(\$\$.*?\$\$)\s*\([\w-]+\)\s*$", r"\1", source, flags=re.M | re.S)
 
 
