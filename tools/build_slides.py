@@ -103,9 +103,19 @@ def main() -> int:
         for path in notebooks:
             notebook = nbformat.read(path, as_version=4)
             values = glued_values(notebook)
+            cells = []
             for cell in notebook.cells:
-                if cell.cell_type == "markdown":
-                    cell.source = myst_to_markdown(cell.source, values)
+                if cell.cell_type != "markdown":
+                    cells.append(cell)
+                    continue
+                # a cell that holds several sections becomes one slide per section
+                parts = re.split(r"^(?=## )", myst_to_markdown(cell.source, values), flags=re.M)
+                for index, part in enumerate(p for p in parts if p.strip()):
+                    piece = nbformat.v4.new_markdown_cell(part, metadata=dict(cell.metadata))
+                    if index > 0:
+                        piece.metadata["slideshow"] = {"slide_type": "slide"}
+                    cells.append(piece)
+            notebook.cells = cells
             rewritten.append(Path(work) / path.name)
             nbformat.write(notebook, rewritten[-1])
         command = [

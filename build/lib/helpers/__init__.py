@@ -10,21 +10,44 @@ from helpers.attention import (
 )
 from helpers.book import glue
 from helpers.device import get_device, seed_everything
+from helpers.diagnostics import AttentionDiagnosis, diagnose_attention, implied_logit_scale
 from helpers.online import online_attention, online_softmax
+from helpers.scales import STATISTICS, attention_statistics_at_init
 from helpers.style import COLORS, use_book_style
+from helpers.training import (
+    RecallBatch,
+    RecallModel,
+    TrainHistory,
+    recall_batch,
+    steps_to_accuracy,
+    train,
+    train_recall,
+)
 
 __all__ = [
     "COLORS",
+    "AttentionDiagnosis",
+    "RecallBatch",
+    "RecallModel",
+    "TrainHistory",
     "attention_logits",
     "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
+    "diagnose_attention",
     "get_device",
     "glue",
+    "implied_logit_scale",
     "online_attention",
     "online_softmax",
+    "recall_batch",
     "scaled_dot_product_attention",
     "seed_everything",
     "softmax_backward",
     "softmax_entropy",
+    "steps_to_accuracy",
+    "train",
+    "train_recall",
     "use_book_style",
+    "STATISTICS",
+    "attention_statistics_at_init",
 ]

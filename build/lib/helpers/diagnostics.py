@@ -1,0 +1,219 @@
+"""Tell from the outside whether an attention function puts its scale in the right place.
+
+The diagnosis probes an attention function with standard-normal queries and keys
+and with the **identity matrix as values**. With ``V = I`` the output of
+attention *is* its weight matrix, so the probe works for any function that maps
+``(query, key, value)`` to an output, fused kernels included.
+
+Two statistics then decide:
+
+* the **row sums** of the weights: a softmax row sums to 1; a scale applied
+  after the softmax makes every row sum to that scale instead;
+* the **implied scale** inside the softmax: for ``p = softmax(c * s)`` over raw
+  scores ``s = q . k``, ``log p_j - log p_m = c (s_j - s_m)`` for any two keys
+  ``j`` and ``m``, so a least-squares fit of log-weight differences against
+  raw-score differences recovers ``c``. Correct attention gives
+  ``c = 1 / sqrt(d_k)``; a forgotten scale gives ``c = 1``; a scale taken from
+  the value width gives ``c = 1 / sqrt(d_v)``.
+
+The entropy of the rows against its maximum ``log(S)`` and the mean largest
+weight are reported too, as the human-readable face of the same fact.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "AttentionDiagnosis",
+    "CORRECT",
+    "NO_SCALE",
+    "SCALE_AFTER_SOFTMAX",
+    "VALUE_WIDTH_SCALE",
+    "UNEXPECTED",
+    "diagnose_attention",
+    "implied_logit_scale",
+]
+
+CORRECT = "correct: scale 1/sqrt(d_k) applied to the logits"
+NO_SCALE = "bug: no scale (softmax of the raw scores)"
+SCALE_AFTER_SOFTMAX = "bug: scale applied after the softmax"
+VALUE_WIDTH_SCALE = "bug: scaled by 1/sqrt(d_v), the value width, not 1/sqrt(d_k)"
+UNEXPECTED = "unexpected: rows or scale match none of the known cases"
+
+# Weights below this (after normalising each row) carry no usable log: they have
+# underflowed or sit next to it.
+_TINY = 1e-30
+
+
+@dataclass(frozen=True)
+class AttentionDiagnosis:
+    """What :func:`diagnose_attention` found.
+
+    Attributes:
+        verdict: one of ``CORRECT``, ``NO_SCALE``, ``SCALE_AFTER_SOFTMAX``,
+            ``VALUE_WIDTH_SCALE`` or ``UNEXPECTED``.
+        row_sum: mean row sum of the weights (1 for a softmax).
+        row_sum_spread: largest minus smallest row sum.
+        implied_scale: the scale fitted inside the softmax.
+        expected_scale: ``1 / sqrt(d_k)``.
+        entropy_ratio: mean entropy of the (normalised) rows over its maximum ``log(S)``.
+        max_weight: mean largest weight of a (normalised) row.
+    """
+
+    verdict: str
+    row_sum: float
+    row_sum_spread: float
+    implied_scale: float
+    expected_scale: float
+    entropy_ratio: float
+    max_weight: float
+
+    def summary(self) -> str:
+        """One line at 3 significant digits, stable enough to print in a notebook."""
+        return (
+            f"row sum {self.row_sum:.3g}, implied scale {self.implied_scale:.3g} "
+            f"(1/sqrt(d_k) = {self.expected_scale:.3g}), entropy/log(S) {self.entropy_ratio:.3g}, "
+            f"max weight {self.max_weight:.3g} -> {self.verdict}"
+        )
+
+
+def _check_positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+def implied_logit_scale(weights: Tensor, scores: Tensor) -> float:
+    """The scale ``c`` for which the rows of ``weights`` best match ``softmax(c * scores)``.
+
+    Each row of ``weights`` is first normalised to sum to 1 (so a constant factor
+    applied after the softmax does not matter). Within a row, every usable key
+    ``j`` gives one equation ``log p_j - log p_top = c (s_j - s_top)``, where
+    ``top`` is the row's largest weight; ``c`` is their least-squares solution
+    through the origin. Weights that have underflowed to (almost) 0 are left out.
+
+    Args:
+        weights: (..., L, S) non-negative attention weights, rows not all zero.
+        scores: (..., L, S) raw scores ``q . k`` (before any scale), same shape.
+
+    Returns:
+        The fitted scale as a float; ``nan`` if no row has two usable weights.
+    """
+    for name, tensor in (("weights", weights), ("scores", scores)):
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
+        if not tensor.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor, got dtype {tensor.dtype}")
+    if weights.shape != scores.shape or weights.dim() < 1:
+        raise ValueError(
+            f"weights and scores must have one shape (..., L, S), got {tuple(weights.shape)} and {tuple(scores.shape)}"
+        )
+    # float64 on the CPU: the logs of tiny weights need the range, and MPS has no float64
+    p = weights.detach().to("cpu", torch.float64)
+    s = scores.detach().to("cpu", torch.float64)
+    if (p < 0).any() or not p.isfinite().all():
+        raise ValueError("weights must be finite and non-negative")
+    p = p / p.sum(dim=-1, keepdim=True)
+    top = p.argmax(dim=-1, keepdim=True)
+    usable = p > _TINY
+    y = torch.where(usable, p.clamp_min(_TINY).log() - p.gather(-1, top).log(), 0.0)
+    x = torch.where(usable, s - s.gather(-1, top), 0.0)
+    denominator = (x * x).sum()
+    if denominator == 0:
+        return math.nan
+    return ((x * y).sum() / denominator).item()
+
+
+def _close(a: float, b: float, rel: float) -> bool:
+    return abs(a - b) <= rel * abs(b)
+
+
+def diagnose_attention(
+    attention: Callable[[Tensor, Tensor, Tensor], object],
+    d_k: int = 64,
+    seq_len: int = 32,
+    batch: int = 8,
+    seed: int = 0,
+    device: torch.device | str | None = None,
+    rel_tol: float = 0.1,
+) -> AttentionDiagnosis:
+    """Probe ``attention`` and say whether, and how, its scale is misplaced.
+
+    ``attention(query, key, value)`` is called with standard-normal ``query``
+    (batch, seq_len, d_k) and ``key`` (batch, seq_len, d_k), and with ``value``
+    the (seq_len, seq_len) identity (so ``d_v = seq_len``), computed in float32.
+    It may return the output (batch, seq_len, seq_len) or a tuple whose first
+    element is the output (as the functions in ``helpers`` do).
+
+    Args:
+        attention: the function under test.
+        d_k: width of queries and keys; must differ from ``seq_len`` so that a
+            scale by the value width can be told apart.
+        seq_len: number of queries and of keys (and the value width).
+        batch: number of independent probe sequences.
+        seed: seed of the probe's random generator (the global one is untouched).
+        device: where to run the probe; ``None`` means the CPU.
+        rel_tol: relative tolerance for "sums to 1" and "matches a scale".
+
+    Returns:
+        An :class:`AttentionDiagnosis`.
+    """
+    if not callable(attention):
+        raise TypeError(f"attention must be callable, got {type(attention).__name__}")
+    d_k = _check_positive_int("d_k", d_k)
+    seq_len = _check_positive_int("seq_len", seq_len)
+    batch = _check_positive_int("batch", batch)
+    if seq_len < 2:
+        raise ValueError(f"seq_len must be >= 2 (a softmax over one key says nothing), got {seq_len}")
+    if seq_len == d_k:
+        raise ValueError(f"seq_len must differ from d_k ({d_k}): the value width is seq_len, and the two scales must differ")
+    if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or not 0 < rel_tol < 1:
+        raise ValueError(f"rel_tol must be a number in (0, 1), got {rel_tol!r}")
+    device = torch.device("cpu") if device is None else torch.device(device)
+
+    generator = torch.Generator().manual_seed(seed)
+    query, key = torch.randn(2, batch, seq_len, d_k, generator=generator).to(device)
+    value = torch.eye(seq_len, device=device).expand(batch, seq_len, seq_len)
+    result = attention(query, key, value)
+    weights = result[0] if isinstance(result, tuple) else result
+    if not isinstance(weights, Tensor) or weights.shape != (batch, seq_len, seq_len):
+        raise ValueError(
+            f"attention must return an output of shape {(batch, seq_len, seq_len)} (with the identity as values), "
+            f"got {getattr(weights, 'shape', type(weights).__name__)}"
+        )
+    weights = weights.detach().to("cpu", torch.float64)
+    scores = (query @ key.transpose(-2, -1)).to("cpu", torch.float64)
+
+    row_sums = weights.sum(dim=-1)
+    row_sum = row_sums.mean().item()
+    spread = (row_sums.max() - row_sums.min()).item()
+    scale = implied_logit_scale(weights, scores)
+    expected = 1.0 / math.sqrt(d_k)
+    distributions = weights / row_sums.unsqueeze(-1)
+    entropy = -torch.special.xlogy(distributions, distributions).sum(dim=-1)
+    entropy_ratio = (entropy.mean() / math.log(seq_len)).item()
+    max_weight = distributions.amax(dim=-1).mean().item()
+
+    rows_constant = spread <= rel_tol * abs(row_sum)
+    if rows_constant and _close(row_sum, 1.0, rel_tol):
+        if _close(scale, expected, rel_tol):
+            verdict = CORRECT
+        elif _close(scale, 1.0, rel_tol):
+            verdict = NO_SCALE
+        elif _close(scale, 1.0 / math.sqrt(seq_len), rel_tol):
+            verdict = VALUE_WIDTH_SCALE
+        else:
+            verdict = UNEXPECTED
+    elif rows_constant and _close(row_sum, expected, rel_tol) and _close(scale, 1.0, rel_tol):
+        verdict = SCALE_AFTER_SOFTMAX
+    else:
+        verdict = UNEXPECTED
+    return AttentionDiagnosis(verdict, row_sum, spread, scale, expected, entropy_ratio, max_weight)

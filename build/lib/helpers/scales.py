@@ -1,0 +1,99 @@
+"""What a logit multiplier does to attention at initialisation.
+
+Chapters 4 and 5 compare multipliers of the raw scores ``q . k`` (none,
+``1/sqrt(d_k)``, ``1/d_k``, ``1/(2 sqrt(d_k))``, ...) on the same footing:
+standard-normal queries and keys, one softmax per query, and a random upstream
+gradient, as at the first step of training. ``attention_statistics_at_init``
+returns the numbers both chapters plot.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Real
+
+import torch
+
+from helpers.attention import attention_logits, softmax_backward, softmax_entropy
+from helpers.device import seed_everything
+
+__all__ = ["STATISTICS", "attention_statistics_at_init"]
+
+#: The keys of the dictionary that ``attention_statistics_at_init`` returns.
+STATISTICS: tuple[str, ...] = ("logit std", "entropy", "max weight", "logit grad norm", "query grad norm")
+
+
+def _check_positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+def attention_statistics_at_init(
+    d_k: int,
+    multipliers: Sequence[float],
+    seed: int,
+    batch: int = 1,
+    seq_len: int = 128,
+    device: torch.device | str | None = None,
+) -> list[dict[str, float]]:
+    """Logit spread, softmax entropy and gradient sizes, for each multiplier of the same scores.
+
+    Draws queries and keys of shape (batch, seq_len, d_k) and an upstream gradient
+    ``g = dLoss/dp`` of shape (batch, seq_len, seq_len), all standard normal and in
+    float32 (the loss ``sum(p * g)`` of the article's experiment), once; then, for
+    each multiplier, with ``z = multiplier * q @ k^T`` and ``p = softmax(z)`` row by row, it returns the
+    means over all rows of
+
+    - ``"logit std"``: the standard deviation of the logits ``z`` (over all entries),
+    - ``"entropy"``: the entropy of a row of ``p``, in nats (``log(seq_len)`` is uniform),
+    - ``"max weight"``: the largest weight in a row,
+    - ``"logit grad norm"``: the norm of ``dLoss/dz`` for a row (``helpers.softmax_backward``),
+    - ``"query grad norm"``: the norm of ``dLoss/dq = multiplier * (dLoss/dz) @ k`` for a query.
+
+    Args:
+        d_k: width of queries and keys.
+        multipliers: the positive numbers the raw scores are multiplied by (one result each).
+        seed: seeds every generator (``helpers.seed_everything``) before the draws.
+        batch: number of independent sequences.
+        seq_len: number of queries and of keys per sequence.
+        device: where to compute; ``None`` means the CPU.
+
+    Returns:
+        One dict per multiplier, in order, with the keys of ``STATISTICS``, each a Python float.
+    """
+    d_k = _check_positive_int("d_k", d_k)
+    batch = _check_positive_int("batch", batch)
+    seq_len = _check_positive_int("seq_len", seq_len)
+    if isinstance(multipliers, (str, bytes)) or not isinstance(multipliers, Sequence):
+        raise TypeError(f"multipliers must be a sequence of numbers, got {type(multipliers).__name__}")
+    if len(multipliers) == 0:
+        raise ValueError("multipliers must not be empty")
+    for multiplier in multipliers:
+        if isinstance(multiplier, bool) or not isinstance(multiplier, Real):
+            raise TypeError(f"multipliers must hold real numbers, got {type(multiplier).__name__}")
+        if not math.isfinite(multiplier) or multiplier <= 0.0:
+            raise ValueError(f"multipliers must be finite numbers > 0, got {multiplier}")
+    device = torch.device("cpu") if device is None else torch.device(device)
+    seed_everything(seed)
+    q, k = torch.randn(2, batch, seq_len, d_k, device=device)
+    upstream = torch.randn(batch, seq_len, seq_len, device=device)
+    raw = attention_logits(q, k, scale=1.0)
+    gram = k @ k.transpose(-2, -1)  # |m * g @ k|^2 = m^2 * g @ (k k^T) @ g^T, one matmul for every m
+    results = []
+    for multiplier in multipliers:
+        logits = raw * float(multiplier)
+        weights = torch.softmax(logits, dim=-1)
+        grad_logits = softmax_backward(weights, upstream)
+        grad_query_norm = float(multiplier) * ((grad_logits @ gram) * grad_logits).sum(dim=-1).clamp(min=0).sqrt()
+        results.append({
+            "logit std": logits.std().item(),
+            "entropy": softmax_entropy(weights).mean().item(),
+            "max weight": weights.amax(dim=-1).mean().item(),
+            "logit grad norm": grad_logits.norm(dim=-1).mean().item(),
+            "query grad norm": grad_query_norm.mean().item(),
+        })
+    return results
