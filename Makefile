@@ -31,10 +31,10 @@ $(INSTALLED): requirements.txt pyproject.toml
 	touch $@
 
 $(MATHJAX): tools/fetch_vendor.sh
-	bash tools/fetch_vendor.sh mathjax
+	bash tools/fetch_vendor.sh mathjax && touch $@
 
 $(REVEAL): tools/fetch_vendor.sh
-	bash tools/fetch_vendor.sh reveal
+	bash tools/fetch_vendor.sh reveal && touch $@
 
 setup: $(INSTALLED) $(MATHJAX) $(REVEAL)
 
