@@ -29,6 +29,8 @@ from typing import Callable
 import torch
 from torch import Tensor
 
+from helpers._validate import positive_int
+
 __all__ = [
     "AttentionDiagnosis",
     "CORRECT",
@@ -81,14 +83,6 @@ class AttentionDiagnosis:
             f"(1/sqrt(d_k) = {self.expected_scale:.3g}), entropy/log(S) {self.entropy_ratio:.3g}, "
             f"max weight {self.max_weight:.3g} -> {self.verdict}"
         )
-
-
-def _check_positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
 
 
 def implied_logit_scale(weights: Tensor, scores: Tensor) -> float:
@@ -168,9 +162,9 @@ def diagnose_attention(
     """
     if not callable(attention):
         raise TypeError(f"attention must be callable, got {type(attention).__name__}")
-    d_k = _check_positive_int("d_k", d_k)
-    seq_len = _check_positive_int("seq_len", seq_len)
-    batch = _check_positive_int("batch", batch)
+    d_k = positive_int("d_k", d_k)
+    seq_len = positive_int("seq_len", seq_len)
+    batch = positive_int("batch", batch)
     if seq_len < 2:
         raise ValueError(f"seq_len must be >= 2 (a softmax over one key says nothing), got {seq_len}")
     if seq_len == d_k:

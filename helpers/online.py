@@ -20,19 +20,12 @@ import math
 import torch
 from torch import Tensor
 
+from helpers._validate import positive_int
 from helpers.attention import _check_query_key, _check_value, _resolve_scale
 
 __all__ = ["online_softmax", "online_attention"]
 
 LOG2_E = math.log2(math.e)
-
-
-def _check_block_size(block_size: object) -> int:
-    if isinstance(block_size, bool) or not isinstance(block_size, int):
-        raise TypeError(f"block_size must be an int, got {type(block_size).__name__}")
-    if block_size < 1:
-        raise ValueError(f"block_size must be >= 1, got {block_size}")
-    return block_size
 
 
 def online_softmax(logits: Tensor, block_size: int = 64) -> Tensor:
@@ -55,7 +48,7 @@ def online_softmax(logits: Tensor, block_size: int = 64) -> Tensor:
         raise TypeError(f"logits must be a floating-point tensor, got dtype {logits.dtype}")
     if logits.dim() < 1 or logits.shape[-1] == 0:
         raise ValueError(f"logits must have a non-empty last dimension, got shape {tuple(logits.shape)}")
-    block_size = _check_block_size(block_size)
+    block_size = positive_int("block_size", block_size)
     running_max = torch.full(logits.shape[:-1], -math.inf, dtype=logits.dtype, device=logits.device)
     running_sum = torch.zeros(logits.shape[:-1], dtype=logits.dtype, device=logits.device)
     for block in logits.split(block_size, dim=-1):
@@ -96,7 +89,7 @@ def online_attention(
     _check_query_key(query, key)
     _check_value(query, key, value)
     scale = _resolve_scale(query, scale)
-    block_size = _check_block_size(block_size)
+    block_size = positive_int("block_size", block_size)
     if not isinstance(use_exp2, bool):
         raise TypeError(f"use_exp2 must be a bool, got {type(use_exp2).__name__}")
 

@@ -15,6 +15,7 @@ from numbers import Real
 
 import torch
 
+from helpers._validate import positive_int
 from helpers.attention import attention_logits, softmax_backward, softmax_entropy
 from helpers.device import seed_everything
 
@@ -22,14 +23,6 @@ __all__ = ["STATISTICS", "attention_statistics_at_init"]
 
 #: The keys of the dictionary that ``attention_statistics_at_init`` returns.
 STATISTICS: tuple[str, ...] = ("logit std", "entropy", "max weight", "logit grad norm", "query grad norm")
-
-
-def _check_positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
 
 
 def attention_statistics_at_init(
@@ -65,9 +58,9 @@ def attention_statistics_at_init(
     Returns:
         One dict per multiplier, in order, with the keys of ``STATISTICS``, each a Python float.
     """
-    d_k = _check_positive_int("d_k", d_k)
-    batch = _check_positive_int("batch", batch)
-    seq_len = _check_positive_int("seq_len", seq_len)
+    d_k = positive_int("d_k", d_k)
+    batch = positive_int("batch", batch)
+    seq_len = positive_int("seq_len", seq_len)
     if isinstance(multipliers, (str, bytes)) or not isinstance(multipliers, Sequence):
         raise TypeError(f"multipliers must be a sequence of numbers, got {type(multipliers).__name__}")
     if len(multipliers) == 0:

@@ -33,6 +33,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
+from helpers._validate import positive_int
 from helpers.attention import scaled_dot_product_attention
 
 __all__ = [
@@ -44,14 +45,6 @@ __all__ = [
     "train",
     "train_recall",
 ]
-
-
-def _check_positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
 
 
 def _check_scale(scale: object) -> float | None:
@@ -107,10 +100,10 @@ def recall_batch(
     Returns:
         A :class:`RecallBatch` of int64 tensors with shapes (B, P), (B, P), (B,), (B,), (B,).
     """
-    _check_positive_int("batch_size", batch_size)
-    _check_positive_int("n_pairs", n_pairs)
-    _check_positive_int("n_keys", n_keys)
-    _check_positive_int("n_values", n_values)
+    positive_int("batch_size", batch_size)
+    positive_int("n_pairs", n_pairs)
+    positive_int("n_keys", n_keys)
+    positive_int("n_values", n_values)
     if n_pairs > n_keys:
         raise ValueError(f"n_pairs must be <= n_keys (keys are distinct within an example), got {n_pairs} > {n_keys}")
     if generator is not None and not isinstance(generator, torch.Generator):
@@ -139,7 +132,7 @@ class RecallModel(nn.Module):
     ) -> None:
         super().__init__()
         for name, value in (("n_keys", n_keys), ("n_values", n_values), ("d_model", d_model), ("d_k", d_k)):
-            _check_positive_int(name, value)
+            positive_int(name, value)
         self.scale = _check_scale(scale)
         self.d_k = d_k
         self.key_embedding = nn.Embedding(n_keys, d_model)  # N(0, 1) by default
@@ -226,7 +219,7 @@ def train(
         raise TypeError(f"model must be a RecallModel, got {type(model).__name__}")
     if not isinstance(optimizer, torch.optim.Optimizer):
         raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
-    _check_positive_int("steps", steps)
+    positive_int("steps", steps)
     device = next(model.parameters()).device if device is None else torch.device(device)
     generator = torch.Generator().manual_seed(seed)
     n_keys, n_values = model.key_embedding.num_embeddings, model.value_embedding.num_embeddings
@@ -306,7 +299,7 @@ def steps_to_accuracy(history: TrainHistory, target: float, window: int = 20) ->
         raise TypeError(f"history must be a TrainHistory, got {type(history).__name__}")
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0.0 <= target <= 1.0:
         raise ValueError(f"target must be a number in [0, 1], got {target!r}")
-    _check_positive_int("window", window)
+    positive_int("window", window)
     acc = torch.tensor(history.accuracy, dtype=torch.float64)
     if acc.numel() < window:
         return None
