@@ -28,6 +28,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
+    "naive_softmax",
     "softmax_backward",
     "softmax_entropy",
 ]
@@ -278,3 +279,27 @@ def softmax_backward(weights: Tensor, grad_weights: Tensor) -> Tensor:
             f"grad_weights of shape {_shape(grad_weights)} does not broadcast to weights of shape {_shape(weights)}"
         ) from None
     return weights * (grad_weights - (weights * grad_weights).sum(dim=-1, keepdim=True))
+
+
+def naive_softmax(logits: Tensor) -> Tensor:
+    """FOR DEMONSTRATION: ``exp(z) / sum(exp(z))`` over the last dimension, as written on paper.
+
+    No library computes it this way: without subtracting the row maximum first,
+    ``exp`` overflows to ``inf`` for large logits (above about 11 in float16 and
+    88.7 in float32) and the row becomes ``NaN``. The book uses it to show when
+    that happens; ``torch.softmax`` and ``helpers.online_softmax`` never overflow.
+
+    Args:
+        logits: (..., S) floating-point logits.
+
+    Returns:
+        (..., S) weights, in the dtype of ``logits``.
+    """
+    if not isinstance(logits, Tensor):
+        raise TypeError(f"logits must be a torch.Tensor, got {type(logits).__name__}")
+    if not logits.is_floating_point():
+        raise TypeError(f"logits must be a floating-point tensor, got dtype {logits.dtype}")
+    if logits.dim() < 1:
+        raise ValueError("logits must have at least 1 dimension, got a 0-dimensional tensor")
+    exponentials = torch.exp(logits)
+    return exponentials / exponentials.sum(dim=-1, keepdim=True)

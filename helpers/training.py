@@ -42,6 +42,7 @@ __all__ = [
     "TrainHistory",
     "recall_batch",
     "steps_to_accuracy",
+    "moving_average",
     "train",
     "train_recall",
 ]
@@ -306,3 +307,23 @@ def steps_to_accuracy(history: TrainHistory, target: float, window: int = 20) ->
     running = acc.unfold(0, window, 1).mean(dim=1)
     hits = (running >= target - 1e-12).nonzero()
     return int(hits[0, 0]) + window if hits.numel() else None
+
+
+def moving_average(values: list[float] | Tensor, window: int = 10) -> Tensor:
+    """Mean of the last ``window`` values at every step (fewer at the start), for readable curves.
+
+    Args:
+        values: (steps,) a training curve.
+        window: how many steps each point averages.
+
+    Returns:
+        (steps,) the smoothed curve, as float32.
+    """
+    window = positive_int("window", window)
+    curve = torch.as_tensor(values, dtype=torch.float32)
+    if curve.dim() != 1:
+        raise ValueError(f"values must be one curve (1 dimension), got shape {tuple(curve.shape)}")
+    sums = torch.cat([torch.zeros(1), curve.cumsum(dim=0)])
+    steps = torch.arange(1, len(curve) + 1)
+    counts = steps.clamp(max=window)
+    return (sums[steps] - sums[steps - counts]) / counts

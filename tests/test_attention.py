@@ -297,3 +297,14 @@ def test_softmax_backward_bad_input():
         softmax_backward(torch.ones(3) / 3, torch.ones(4))
     with pytest.raises(TypeError, match="weights"):
         softmax_backward(torch.ones(3, dtype=torch.int64), torch.ones(3))
+
+
+def test_naive_softmax_matches_until_it_overflows():
+    from helpers import naive_softmax
+
+    small = torch.randn(4, 16, generator=torch.Generator().manual_seed(15))
+    torch.testing.assert_close(naive_softmax(small), torch.softmax(small, dim=-1))
+    large = torch.tensor([[0.0, 12.0]], dtype=torch.float16)  # exp(12) > 65504
+    assert naive_softmax(large).isnan().any() and torch.softmax(large.float(), dim=-1).isfinite().all()
+    with pytest.raises(TypeError, match="logits"):
+        naive_softmax(torch.tensor([1, 2]))

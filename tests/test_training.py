@@ -130,3 +130,14 @@ def test_steps_to_accuracy():
 def test_bad_input_names_the_argument(call, error, word):
     with pytest.raises(error, match=word):
         call()
+
+
+def test_moving_average():
+    from helpers import moving_average
+
+    torch.testing.assert_close(moving_average([1.0, 2.0, 3.0, 4.0], window=2), torch.tensor([1.0, 1.5, 2.5, 3.5]))
+    torch.testing.assert_close(moving_average([2.0, 4.0], window=10), torch.tensor([2.0, 3.0]))
+    with pytest.raises(ValueError, match="window"):
+        moving_average([1.0], window=0)
+    with pytest.raises(ValueError, match="one curve"):
+        moving_average([[1.0, 2.0]])
