@@ -40,9 +40,9 @@ __all__ = [
     "RecallBatch",
     "RecallModel",
     "TrainHistory",
+    "moving_average",
     "recall_batch",
     "steps_to_accuracy",
-    "moving_average",
     "train",
     "train_recall",
 ]
