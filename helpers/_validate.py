@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from numbers import Real
+
 
 def positive_int(name: str, value: object) -> int:
     """``value`` if it is an int >= 1; otherwise a TypeError/ValueError that names ``name``."""
@@ -10,3 +13,15 @@ def positive_int(name: str, value: object) -> int:
     if value < 1:
         raise ValueError(f"{name} must be >= 1, got {value}")
     return value
+
+
+def optional_scale(scale: object) -> float | None:
+    """``None``, or ``scale`` as a float if it is a finite real number > 0; otherwise a TypeError/ValueError."""
+    if scale is None:
+        return None
+    if isinstance(scale, bool) or not isinstance(scale, Real):
+        raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
+    scale = float(scale)
+    if not math.isfinite(scale) or scale <= 0.0:
+        raise ValueError(f"scale must be a finite number > 0, got {scale}")
+    return scale

@@ -18,10 +18,11 @@ can run and measure the two classic beginner mistakes.
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import torch
 from torch import Tensor
+
+from helpers._validate import optional_scale
 
 __all__ = [
     "attention_logits",
@@ -93,14 +94,8 @@ def _check_value(query: Tensor, key: Tensor, value: object) -> None:
 
 
 def _resolve_scale(query: Tensor, scale: object) -> float:
-    if scale is None:
-        return 1.0 / math.sqrt(query.shape[-1])
-    if isinstance(scale, bool) or not isinstance(scale, Real):
-        raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
-    scale = float(scale)
-    if not math.isfinite(scale) or scale <= 0.0:
-        raise ValueError(f"scale must be a finite number > 0, got {scale}")
-    return scale
+    scale = optional_scale(scale)
+    return 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
 
 
 def _check_mask(attn_mask: object, query: Tensor, logits_shape: tuple[int, ...]) -> Tensor:

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from helpers._validate import positive_int
+from helpers._validate import optional_scale, positive_int
 from helpers.attention import scaled_dot_product_attention
 
 __all__ = [
@@ -46,16 +46,6 @@ __all__ = [
     "train",
     "train_recall",
 ]
-
-
-def _check_scale(scale: object) -> float | None:
-    if scale is None:
-        return None
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-        raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
-    if not math.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale must be a finite number > 0, got {scale}")
-    return float(scale)
 
 
 class RecallBatch(NamedTuple):
@@ -134,7 +124,7 @@ class RecallModel(nn.Module):
         super().__init__()
         for name, value in (("n_keys", n_keys), ("n_values", n_values), ("d_model", d_model), ("d_k", d_k)):
             positive_int(name, value)
-        self.scale = _check_scale(scale)
+        self.scale = optional_scale(scale)
         self.d_k = d_k
         self.key_embedding = nn.Embedding(n_keys, d_model)  # N(0, 1) by default
         self.value_embedding = nn.Embedding(n_values, d_model)

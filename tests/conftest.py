@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -29,9 +30,8 @@ CHROMIUM_FLAGS = [
 @pytest.fixture(scope="session")
 def built_site() -> Path:
     """Build the whole book from scratch, with every warning an error."""
-    command = [sys.executable, "-m", "jupyter_book", "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
-    if shutil.which("jupyter-book", path=str(Path(sys.executable).parent)):
-        command = [str(Path(sys.executable).parent / "jupyter-book"), *command[3:]]
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"  # the environment's own copy
+    command = [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     log = result.stdout + result.stderr
     if result.returncode != 0:
@@ -44,15 +44,22 @@ def pages(built_site: Path) -> list[Path]:
     return sorted(p for p in built_site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
 
 
+@contextlib.contextmanager
+def serve(directory: Path):
+    """Serve ``directory`` on the loopback interface, as a reader's browser would load it; yields the URL."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def site_url(built_site: Path):
-    """Serve the built site on the loopback interface, as a reader's browser would load it."""
-    handler = functools.partial(QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve(built_site) as url:
+        yield url
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -3,17 +3,14 @@ to reveal.js slides that work offline in a real browser."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import QuietHandler
+from tests.conftest import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -45,18 +42,15 @@ def test_every_chapter_exports_to_slides(slides):
 
 
 def test_slides_in_a_real_browser(browser, slides):
-    handler = functools.partial(QuietHandler, directory=str(slides))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     problems = []
-    try:
+    with serve(slides) as url:
         for notebook in NOTEBOOKS:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.route(re.compile(r"^(?!http://127\.0\.0\.1:).*"), lambda route: route.abort())
             failed, errors = [], []
             page.on("requestfailed", lambda request: failed.append(request.url))
             page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/{notebook.stem}.slides.html", wait_until="load")
+            page.goto(f"{url}/{notebook.stem}.slides.html", wait_until="load")
             page.wait_for_function("window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("MathJax.startup.promise")
             total = page.evaluate("Reveal.getTotalSlides()")
@@ -66,6 +60,4 @@ def test_slides_in_a_real_browser(browser, slides):
             (ROOT / "_build" / "screenshots").mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ROOT / "_build" / "screenshots" / f"{notebook.stem}.slides.png"))
             page.close()
-    finally:
-        server.shutdown()
     assert not problems, "\n".join(problems)
