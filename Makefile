@@ -11,7 +11,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench gpu-check slides lab clean help
+.PHONY: book test setup browser execute bench gpu-check slides lab clean help tidy portability
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
@@ -21,6 +21,8 @@ help:
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
 	@echo "make slides   export every chapter to reveal.js slides in _build/slides (offline)"
+	@echo "make tidy     rewrite what is derived: folds of plumbing cells, verdict boxes, the claims ledger page"
+	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
 
 $(INSTALLED): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "Python >= 3.10 is needed"; exit 1; }
@@ -50,8 +52,18 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "No Chromium and no way to install it here: the browser tests will be skipped"; fi
 
+# Strict nbval at this machine's defaults (inside pytest), then once more at a
+# second point of the portability matrix that differs in MKL's matrix-product
+# path, ATen's kernels and the thread count (tools/portability.py, CONTRIBUTING.md).
 test: setup browser
 	$(BIN)/python -m pytest
+	$(BIN)/python tools/portability.py --points ci-second
+
+tidy: setup
+	$(BIN)/python tools/tidy.py
+
+portability: setup
+	$(BIN)/python tools/portability.py
 
 execute: setup
 	$(CPU_ONLY) $(BIN)/jupyter nbconvert --to notebook --execute --inplace \

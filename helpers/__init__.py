@@ -9,12 +9,12 @@ from helpers.attention import (
     softmax_backward,
     softmax_entropy,
 )
-from helpers.book import glue
+from helpers.book import Table, glue, table
 from helpers.device import get_device, seed_everything
 from helpers.diagnostics import AttentionDiagnosis, diagnose_attention, implied_logit_scale
 from helpers.online import online_attention, online_softmax
 from helpers.scales import STATISTICS, attention_statistics_at_init
-from helpers.style import COLORS, use_book_style
+from helpers.style import COLORS, SCALE_COLORS, SCALE_LABELS, plot_band, use_book_style
 from helpers.training import (
     RecallBatch,
     RecallModel,
@@ -28,6 +28,9 @@ from helpers.training import (
 
 __all__ = [
     "COLORS",
+    "SCALE_COLORS",
+    "SCALE_LABELS",
+    "Table",
     "AttentionDiagnosis",
     "RecallBatch",
     "RecallModel",
@@ -51,6 +54,8 @@ __all__ = [
     "steps_to_accuracy",
     "train",
     "train_recall",
+    "plot_band",
+    "table",
     "use_book_style",
     "STATISTICS",
     "attention_statistics_at_init",

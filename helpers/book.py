@@ -1,10 +1,14 @@
-"""Hand results from a notebook to the book's prose."""
+"""Hand results from a notebook to the book's prose: glued numbers and results tables."""
 
 from __future__ import annotations
 
+import html
+import math
+from collections.abc import Callable, Sequence
+from numbers import Real
 from typing import Any
 
-__all__ = ["glue"]
+__all__ = ["GLUE_PREFIX", "Table", "glue", "table"]
 
 # The record format that myst-nb reads for {glue:text} and {glue:figure}: the
 # value's display bundle under prefixed mime types, named in the metadata. It is
@@ -14,22 +18,41 @@ __all__ = ["glue"]
 GLUE_PREFIX = "application/papermill.record/"
 
 
-def glue(name: str, value: Any, digits: int | None = None) -> None:
+def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float, float] | None = None) -> None:
     """Store ``value`` under ``name`` for ``{glue:text}`` / ``{glue:figure}`` in the book.
 
     Numbers are rounded first with ``round(value, digits)`` (``digits <= 0``
     gives an int: ``-1`` rounds to tens, ``-2`` to hundreds), so that what the
     page shows, and what strict nbval compares, is stable across machines and
-    CPU code paths. Nothing is shown in the notebook and nothing is returned, so
-    a glue call at the end of a cell adds no visible output. Outside IPython it
-    does nothing.
+    CPU code paths.
+
+    Two kinds of published number, two checks:
+
+    * a deterministic result (no ``band``) is compared exactly by strict nbval,
+      so its cell must not be tagged ``nbval-ignore-output``;
+    * a statistic of a chaotic process (a training run) may move in its last
+      digits from one machine to another. Its cell is tagged
+      ``nbval-ignore-output`` and the number carries ``band=(low, high)``: the
+      rounded value must lie in that closed interval on every fresh run, or
+      ``glue`` raises ``AssertionError``. Declare the band beside the call, from
+      the spread measured over the portability matrix.
+
+    Nothing is shown in the notebook and nothing is returned, so a glue call at
+    the end of a cell adds no visible output. Outside IPython only the band is
+    checked.
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty str, got {name!r}")
     if digits is not None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, Real):
             raise TypeError(f"digits needs a number, got value of type {type(value).__name__}")
-        value = round(float(value), digits) if digits > 0 else int(round(value, digits))
+        value = round(float(value), digits) if digits > 0 else int(round(float(value), digits))
+    if band is not None:
+        low, high = _check_band(band)
+        if isinstance(value, bool) or not isinstance(value, Real):
+            raise TypeError(f"band needs a number, got value of type {type(value).__name__}")
+        if not low <= value <= high:  # NaN fails too
+            raise AssertionError(f"glued {name} = {value} lies outside its declared band [{low}, {high}]")
     try:
         from IPython import get_ipython
         from IPython.core.formatters import format_display_data
@@ -40,4 +63,106 @@ def glue(name: str, value: Any, digits: int | None = None) -> None:
         return
     bundle, metadata = format_display_data(value)
     metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
+    if band is not None:
+        metadata["scrapbook"]["band"] = [low, high]
     display({GLUE_PREFIX + mime: data for mime, data in bundle.items()}, raw=True, metadata=metadata)
+
+
+def _check_band(band: object) -> tuple[float, float]:
+    if not isinstance(band, (tuple, list)) or len(band) != 2:
+        raise TypeError(f"band must be a (low, high) pair of numbers, got {band!r}")
+    if any(isinstance(x, bool) or not isinstance(x, Real) for x in band):
+        raise TypeError(f"band must be a (low, high) pair of numbers, got {band!r}")
+    low, high = float(band[0]), float(band[1])
+    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+        raise ValueError(f"band must be finite with low <= high, got {band!r}")
+    return low, high
+
+
+Format = str | Callable[[Any], str]
+
+
+class Table:
+    """A captioned results table: HTML in the book and in JupyterLab, aligned text in a terminal.
+
+    Build it with :func:`table`. In a notebook, a ``Table`` that ends a cell is
+    displayed; strict nbval compares both its HTML and its text, so format
+    every number at a precision that is stable across machines.
+    """
+
+    def __init__(self, cells: list[list[str]], columns: list[str], caption: str, align: list[str]) -> None:
+        self.cells, self.columns, self.caption, self.align = cells, columns, caption, align
+
+    def _repr_html_(self) -> str:
+        def row(values: list[str], tag: str) -> str:
+            return "".join(
+                f'<{tag} data-label="{html.escape(label)}" class="book-table-{side}">{html.escape(value)}</{tag}>'
+                for value, label, side in zip(values, self.columns, self.align)
+            )
+
+        body = "".join(f"<tr>{row(values, 'td')}</tr>" for values in self.cells)
+        return (
+            f'<table class="book-table"><caption>{html.escape(self.caption)}</caption>'
+            f"<thead><tr>{row(self.columns, 'th')}</tr></thead><tbody>{body}</tbody></table>"
+        )
+
+    def __repr__(self) -> str:
+        widths = [max(len(r[i]) for r in [self.columns, *self.cells]) for i in range(len(self.columns))]
+
+        def line(values: list[str]) -> str:
+            return "  ".join(v.ljust(w) if a == "left" else v.rjust(w) for v, w, a in zip(values, widths, self.align))
+
+        return "\n".join([self.caption, line(self.columns), *(line(r) for r in self.cells)])
+
+
+def table(
+    rows: Sequence[Sequence[Any]],
+    columns: Sequence[str],
+    caption: str,
+    formats: Format | Sequence[Format | None] | None = None,
+) -> Table:
+    """A results table with a caption, for every table of results in the book.
+
+    Args:
+        rows: one sequence per row, ``len(columns)`` values each. Strings are
+            shown as they are; numbers go through ``formats``.
+        columns: the column headers, with units (e.g. ``"loss (nats)"``).
+        caption: one sentence that says what the table shows (seeds, settings).
+        formats: a format spec for every number (``".2f"``), or one per column
+            (``None`` for the default ``".3g"``), or callables.
+
+    Returns:
+        A :class:`Table`; end a cell with it to display it. The first column
+        is left-aligned (row labels), the others right-aligned.
+    """
+    if not isinstance(caption, str) or not caption.strip():
+        raise TypeError(f"caption must be a non-empty str, got {caption!r}")
+    if isinstance(columns, str) or not isinstance(columns, Sequence) or not columns:
+        raise TypeError(f"columns must be a non-empty sequence of str, got {columns!r}")
+    if not all(isinstance(c, str) for c in columns):
+        raise TypeError(f"columns must hold str, got {columns!r}")
+    n = len(columns)
+    if formats is None or isinstance(formats, str) or callable(formats):
+        per_column: list[Format | None] = [formats] * n  # type: ignore[list-item]
+    else:
+        per_column = list(formats)
+        if len(per_column) != n:
+            raise ValueError(f"formats must give one format per column ({n}), got {len(per_column)}")
+    if isinstance(rows, str) or not isinstance(rows, Sequence):
+        raise TypeError(f"rows must be a sequence of rows, got {type(rows).__name__}")
+    cells = []
+    for i, values in enumerate(rows):
+        if isinstance(values, str) or not isinstance(values, Sequence) or len(values) != n:
+            raise ValueError(f"rows[{i}] must hold {n} values (one per column), got {values!r}")
+        cells.append([_format(v, f) for v, f in zip(values, per_column)])
+    return Table(cells, list(columns), caption, ["left"] + ["right"] * (n - 1))
+
+
+def _format(value: Any, spec: Format | None) -> str:
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "item") and callable(value.item):  # 0-d tensors and numpy scalars
+        value = value.item()
+    if callable(spec):
+        return spec(value)
+    return format(value, spec or ".3g")

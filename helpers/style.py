@@ -1,16 +1,29 @@
 """One look for every figure in the book.
 
 Colours are the Okabe–Ito palette, which stays distinguishable under the common
-forms of colour blindness; sizes are chosen to read on the site and on slides.
-Figures are rendered as PNG: SVG output embeds dates and random ids, which
-would make the executed notebooks change on every run.
+forms of colour blindness. Sizes are chosen to read on a phone: a figure is at
+most ``MAX_FIGURE_WIDTH`` inches wide at ``DPI``, so that a 390-px-wide phone
+shrinks it by no more than ~0.6 and its tick labels stay >= 9 CSS px tall.
+Multi-panel figures stack their panels vertically (one column) for the same
+reason. Figures are rendered as PNG: SVG output embeds dates and random ids,
+which would make the executed notebooks change on every run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["COLORS", "use_book_style"]
+__all__ = [
+    "COLORS",
+    "DPI",
+    "MAX_FIGURE_WIDTH",
+    "SCALE_COLORS",
+    "SCALE_LABELS",
+    "TICK_FONT_PT",
+    "plot_band",
+    "use_book_style",
+]
 
 # Okabe & Ito (2008), "Color Universal Design".
 COLORS: dict[str, str] = {
@@ -24,23 +37,41 @@ COLORS: dict[str, str] = {
     "black": "#000000",
 }
 
+# One name, one label and one colour per multiplier c of the logits, in every chapter.
+SCALE_LABELS: dict[str, str] = {
+    "none": r"no scale ($c = 1$)",
+    "sqrt": r"$c = 1/\sqrt{d_k}$",
+    "half": r"$c = 1/(2\sqrt{d_k})$",
+    "lin": r"$c = 1/d_k$",
+}
+SCALE_COLORS: dict[str, str] = {
+    "none": COLORS["vermillion"],
+    "sqrt": COLORS["blue"],
+    "half": COLORS["purple"],
+    "lin": COLORS["green"],
+}
+
+DPI = 110
+MAX_FIGURE_WIDTH = 5.4  # inches; tests/test_site.py checks the rendered size on a phone
+TICK_FONT_PT = 11
+
 _RC: dict[str, Any] = {
-    "figure.figsize": (7.0, 4.2),
-    "figure.dpi": 110,
-    "savefig.dpi": 110,
+    "figure.figsize": (5.2, 3.4),
+    "figure.dpi": DPI,
+    "savefig.dpi": DPI,
     "figure.facecolor": "white",  # stays readable on the theme's dark mode
-    "font.size": 12,
-    "axes.titlesize": 13,
-    "axes.labelsize": 12,
-    "legend.fontsize": 11,
-    "xtick.labelsize": 11,
-    "ytick.labelsize": 11,
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "legend.fontsize": 10,
+    "xtick.labelsize": TICK_FONT_PT,
+    "ytick.labelsize": TICK_FONT_PT,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "lines.linewidth": 2.0,
-    "lines.markersize": 6,
+    "lines.markersize": 5,
     "figure.constrained_layout.use": True,
     "svg.hashsalt": "book",  # fixed ids, should anyone save SVG
 }
@@ -54,3 +85,36 @@ def use_book_style() -> None:
     mpl.rcParams.update(_RC)
     order = ["blue", "orange", "green", "vermillion", "purple", "sky", "black"]
     mpl.rcParams["axes.prop_cycle"] = cycler(color=[COLORS[name] for name in order])
+
+
+def plot_band(
+    ax: Any,
+    x: Sequence[float] | Any,
+    curves: Any,
+    label: str | None = None,
+    color: str | None = None,
+    **line_kwargs: Any,
+) -> None:
+    """Draw the mean over seeds as a line and the min–max range over seeds as a band.
+
+    The book's one way to show a result with its spread: every seed lies inside
+    the band, so a claim that holds "on every seed" can be read off the figure.
+
+    Args:
+        ax: a matplotlib Axes.
+        x: (n_points,) positions on the x axis.
+        curves: (n_seeds, n_points) values, one row per seed (tensor or array).
+        label: legend entry of the line.
+        color: line and band colour (default: the next colour of the cycle).
+        **line_kwargs: passed to ``ax.plot`` (``marker``, ``linestyle``, ...).
+    """
+    import numpy as np
+
+    values = np.asarray(curves.detach().cpu() if hasattr(curves, "detach") else curves, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"curves must have shape (n_seeds, n_points), got {values.shape}")
+    positions = np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=float)
+    if positions.shape != values.shape[1:]:
+        raise ValueError(f"x must have shape ({values.shape[1]},) to match curves, got {positions.shape}")
+    (line,) = ax.plot(positions, values.mean(axis=0), label=label, color=color, **line_kwargs)
+    ax.fill_between(positions, values.min(axis=0), values.max(axis=0), color=line.get_color(), alpha=0.25, linewidth=0)

@@ -38,3 +38,40 @@ def test_every_figure_has_caption_and_alt_text(path):
             options = cell.metadata.get("mystnb", {})
             assert options.get("figure", {}).get("caption"), f"figure without caption: {cell.source[:60]!r}"
             assert options.get("image", {}).get("alt"), f"figure without alt text: {cell.source[:60]!r}"
+
+
+MAIN_PATH_WORDS = 1500  # about ten minutes of reading (CONTRIBUTING.md: how a chapter reads)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_main_path_reads_in_ten_minutes(path):
+    from tools.notebook_format import count_words, main_path_prose
+
+    words = count_words(main_path_prose(nbformat.read(path, as_version=4)))
+    assert words <= MAIN_PATH_WORDS, (
+        f"{words} words on the main path (at most {MAIN_PATH_WORDS}): fold side investigations into a "
+        "{dropdown} (code cells: hide-cell) or move them to the Deeper part"
+    )
+
+
+def png_size(data: str) -> tuple[int, int]:
+    import base64
+    import struct
+
+    header = base64.b64decode(data[:64])
+    return struct.unpack(">II", header[16:24])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_figures_fit_a_phone(path):
+    """A figure wider than MAX_FIGURE_WIDTH inches would shrink below 9-px tick labels on a 390-px phone."""
+    import helpers.style as style
+
+    limit = round(style.MAX_FIGURE_WIDTH * style.DPI) + 8  # bbox_inches="tight" may add a few pixels
+    notebook = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            png = output.get("data", {}).get("image/png")
+            if png:
+                width, _ = png_size(png if isinstance(png, str) else "".join(png))
+                assert width <= limit, f"cell {index}: a figure {width} px wide (at most {limit}): one column, narrower"

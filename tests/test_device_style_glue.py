@@ -114,3 +114,76 @@ def test_glue_outside_ipython_does_nothing():
 def test_glue_bad_input(args, error):
     with pytest.raises(error):
         helpers.glue(*args)
+
+
+def test_glue_band_holds_and_is_recorded(monkeypatch):
+    ((bundle,), kwargs), = _captured_displays(monkeypatch, lambda: helpers.glue("acc", 0.9612, 2, band=(0.9, 1.0)))
+    assert bundle["application/papermill.record/text/plain"] == "0.96"
+    assert kwargs["metadata"]["scrapbook"]["band"] == [0.9, 1.0]
+
+
+@pytest.mark.parametrize("value", [0.84, float("nan"), 1.2])
+def test_glue_band_fails_outside(value):
+    # the rounded value is checked: 0.84 is outside [0.85, 1], NaN is outside every band
+    with pytest.raises(AssertionError, match="acc"):
+        helpers.glue("acc", value, 2, band=(0.85, 1.0))
+
+
+@pytest.mark.parametrize("band, error", [((1.0,), TypeError), ("ab", TypeError), ((2.0, 1.0), ValueError),
+                                         ((0.0, float("inf")), ValueError), ((True, 1.0), TypeError)])
+def test_glue_band_bad(band, error):
+    with pytest.raises(error, match="band"):
+        helpers.glue("x", 1.0, band=band)
+
+
+def test_table_html_and_text():
+    shown = helpers.table([["no scale", 0.123456, 3], ["1/√dₖ", 1.5, 12]], ["scale", "loss (nats)", "steps"],
+                          "Two arms, 5 seeds.", formats=[None, ".2f", "d"])
+    html = shown._repr_html_()
+    assert html.startswith('<table class="book-table"><caption>Two arms, 5 seeds.</caption>')
+    assert '<td data-label="loss (nats)" class="book-table-right">0.12</td>' in html
+    assert "<th" in html and html.count("<tr>") == 3
+    text = repr(shown).splitlines()
+    assert text[0] == "Two arms, 5 seeds." and text[2].split() == ["no", "scale", "0.12", "3"]
+    # columns line up in the terminal
+    assert len({len(line) for line in text[1:]}) == 1
+
+
+def test_table_escapes_html_and_accepts_tensors():
+    shown = helpers.table([["<b>", torch.tensor(0.5)]], ["a & b", "x"], "c < d")
+    assert "&lt;b&gt;" in shown._repr_html_() and "a &amp; b" in shown._repr_html_() and "c &lt; d" in shown._repr_html_()
+    assert "0.5" in repr(shown)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(rows=[[1]], columns=["a"], caption=""), TypeError, "caption"),
+    (dict(rows=[[1]], columns="a", caption="c"), TypeError, "columns"),
+    (dict(rows=[[1, 2]], columns=["a"], caption="c"), ValueError, "rows"),
+    (dict(rows=[[1]], columns=["a"], caption="c", formats=[".2f", ".2f"]), ValueError, "formats"),
+    (dict(rows="ab", columns=["a"], caption="c"), TypeError, "rows"),
+])
+def test_table_bad_input(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        helpers.table(**kwargs)
+
+
+def test_plot_band_draws_mean_and_min_max():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    curves = torch.tensor([[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]])
+    helpers.plot_band(ax, [1, 2, 3], curves, label="arm", color=helpers.COLORS["blue"], marker="o")
+    (line,) = ax.lines
+    assert line.get_ydata().tolist() == [2.0, 3.0, 4.0] and line.get_label() == "arm"
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert band.min() == 1.0 and band.max() == 5.0
+    with pytest.raises(ValueError, match="curves"):
+        helpers.plot_band(ax, [1, 2, 3], torch.ones(3))
+    with pytest.raises(ValueError, match="x"):
+        helpers.plot_band(ax, [1, 2], curves)
+    plt.close(fig)
+
+
+def test_every_scale_has_one_label_and_one_colour():
+    assert set(helpers.SCALE_LABELS) == set(helpers.SCALE_COLORS)
+    assert set(helpers.SCALE_COLORS.values()) <= set(helpers.COLORS.values())

@@ -1,17 +1,29 @@
-"""Make figures glued in a notebook available to the book's other pages.
+"""Glued values where myst-nb does not paste them: figures on other pages, alt texts.
 
-myst-nb pastes glued *text* across pages, but ``{glue:figure}`` only works inside
-the notebook that glued the figure. The landing page shows a chapter's figure,
-so at the start of every build this writes each glued PNG of every notebook to
-``book/_generated/<name>.png``, from the committed (nbval-checked) outputs. It
-never executes anything, and the copy cannot drift from the notebook.
+- myst-nb pastes glued *text* across pages, but ``{glue:figure}`` only works
+  inside the notebook that glued the figure. The landing page shows a chapter's
+  figure, so at the start of every build this writes each glued PNG of every
+  notebook to ``book/_generated/<name>.png``, from the committed (nbval-checked)
+  outputs.
+- An image's alt text is a plain attribute, where no role is parsed. A
+  ``{glue:text}`name``` written in a figure's alt text (cell metadata
+  ``mystnb.image.alt``) is replaced by the glued value of that notebook, so alt
+  texts quote computed numbers too. An unknown name fails the build.
+
+Both read the committed outputs and never execute anything.
 """
 
 import base64
-import json
+import re
+import sys
 from pathlib import Path
 
-PREFIX = "application/papermill.record/"
+from sphinx.errors import ExtensionError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from notebook_format import GLUE_PREFIX, glued_outputs, read  # noqa: E402
+
+ALT_GLUE = re.compile(r"\{glue(?::text)?\}`([A-Za-z0-9_]+)(?::([^`]+))?`")
 
 
 def export_glued_figures(app):
@@ -19,10 +31,10 @@ def export_glued_figures(app):
     target = root / "book" / "_generated"
     target.mkdir(parents=True, exist_ok=True)
     for notebook in sorted((root / "notebooks").glob("*.ipynb")):
-        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        for cell in read(notebook).cells:
             for output in cell.get("outputs", []):
                 name = output.get("metadata", {}).get("scrapbook", {}).get("name")
-                png = output.get("data", {}).get(PREFIX + "image/png")
+                png = output.get("data", {}).get(GLUE_PREFIX + "image/png")
                 if name and png:
                     data = base64.b64decode(png if isinstance(png, str) else "".join(png))
                     path = target / f"{name}.png"
@@ -30,6 +42,26 @@ def export_glued_figures(app):
                         path.write_bytes(data)
 
 
+def paste_glue_into_alt_texts(app, doctree, docname):
+    from docutils import nodes
+
+    images = [node for node in doctree.findall(nodes.image) if "{glue" in node.get("alt", "")]
+    if not images:
+        return
+    notebook = Path(app.srcdir) / f"{docname}.ipynb"
+    values = {g.name: g.text for g in glued_outputs(read(notebook))} if notebook.is_file() else {}
+
+    def paste(match):
+        name, spec = match.groups()
+        if name not in values:
+            raise ExtensionError(f"{docname}: alt text names glue {name!r}, which the notebook does not glue")
+        return format(float(values[name]), spec) if spec else values[name]
+
+    for node in images:
+        node["alt"] = ALT_GLUE.sub(paste, node["alt"])
+
+
 def setup(app):
     app.connect("builder-inited", export_glued_figures)
+    app.connect("doctree-resolved", paste_glue_into_alt_texts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,107 @@
+"""Every glued number is checked after a fresh run, and the book uses every one.
+
+Two kinds of check (helpers.glue explains them):
+
+- **exact**: the glue sits in a cell that strict nbval compares, so a fresh run
+  must reproduce the committed value character for character;
+- **band**: the glue sits in a cell tagged ``nbval-ignore-output`` (a statistic
+  of a chaotic process, such as training) and declares ``band=(low, high)``;
+  ``helpers.glue`` raises if a fresh run's value leaves it.
+
+A glue that is neither fails here. The test also writes the full list, name by
+name with its check, to ``_build/glue-checks.md``.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from pathlib import Path
+
+import pytest
+
+from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, read, tags
+
+NOT_COMPARED = {"nbval-ignore-output", "nbval-skip", "raises-exception"}
+PAGES = sorted((ROOT / "book").glob("*.md"))
+REFERENCE = re.compile(r"\{glue(?::\w+)?\}`(?:[^`]*?::)?([A-Za-z0-9_]+)[^`]*`|\{glue(?::\w+)?\}\s+(?:[^\s]*?::)?([A-Za-z0-9_]+)"
+                       r"|_generated/([A-Za-z0-9_]+)\.png")
+
+
+def sanitize_patterns() -> list[re.Pattern[str]]:
+    text = (ROOT / "tests" / "nbval-sanitize.cfg").read_text(encoding="utf-8")
+    parser = configparser.ConfigParser()
+    parser.read_string(text)
+    return [re.compile(parser[section]["regex"]) for section in parser.sections()]
+
+
+def check_of(notebook, glued) -> str | None:
+    cell_tags = set(tags(notebook.cells[glued.cell_index]))
+    if glued.is_figure:
+        return "figure"
+    if glued.band is not None:
+        low, high = glued.band
+        return f"band [{low:g}, {high:g}]"
+    if not cell_tags & NOT_COMPARED:
+        return "exact"
+    return None
+
+
+def all_glues():
+    for path in chapter_notebooks():
+        notebook = read(path)
+        for glued in glued_outputs(notebook):
+            yield path, notebook, glued
+
+
+def test_every_glued_number_is_checked():
+    rows, unchecked = [], []
+    for path, notebook, glued in all_glues():
+        check = check_of(notebook, glued)
+        rows.append(f"| {path.stem} | `{glued.name}` | {glued.text} | {check or 'UNCHECKED'} |")
+        if check is None:
+            unchecked.append(f"{path.name} cell {glued.cell_index}: {glued.name} = {glued.text}")
+    report = ROOT / "_build" / "glue-checks.md"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text("| notebook | glue | value | check |\n|---|---|---|---|\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert rows, "no glued values found"
+    assert not unchecked, (
+        "glued numbers that nothing checks (in a cell nbval ignores, without a band=(low, high)):\n" + "\n".join(unchecked)
+    )
+
+
+def test_committed_banded_values_lie_in_their_bands():
+    for path, _, glued in all_glues():
+        if glued.band is not None:
+            assert glued.band[0] <= float(glued.text) <= glued.band[1], (path.name, glued)
+
+
+def test_sanitizers_never_touch_a_glued_number():
+    patterns = sanitize_patterns()
+    for path, notebook, glued in all_glues():
+        if check_of(notebook, glued) == "exact":
+            assert not any(p.search(glued.text or "") for p in patterns), f"{path.name}: {glued.name} is sanitized"
+
+
+def test_glue_names_are_unique_within_a_notebook():
+    for path in chapter_notebooks():
+        names = [g.name for g in glued_outputs(read(path))]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        assert not duplicates, f"{path.name} glues these twice: {duplicates}"
+
+
+def references() -> set[str]:
+    texts = [page.read_text(encoding="utf-8") for page in PAGES]
+    texts += [(ROOT / "book" / "claims.yml").read_text(encoding="utf-8")]
+    for path in chapter_notebooks():
+        for cell in read(path).cells:
+            texts.append(cell.source if cell.cell_type == "markdown" else "")
+            texts.append(str(cell.metadata.get("mystnb", "")))
+    return {name for text in texts for match in REFERENCE.finditer(text) for name in match.groups() if name}
+
+
+@pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
+def test_every_glued_value_is_used(path: Path):
+    used = references()
+    unused = sorted({g.name for g in glued_outputs(read(path))} - used)
+    assert not unused, f"{path.name} glues values that no page, caption or ledger entry shows: {unused}"
