@@ -7,6 +7,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 MATHJAX := book/_vendor/mathjax/.version
 REVEAL := book/_vendor_slides/reveal.js/.version
+AXE := tests/_vendor/axe-core/.version
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
@@ -38,7 +39,10 @@ $(MATHJAX): tools/fetch_vendor.sh
 $(REVEAL): tools/fetch_vendor.sh
 	bash tools/fetch_vendor.sh reveal && touch $@
 
-setup: $(INSTALLED) $(MATHJAX) $(REVEAL)
+$(AXE): tools/fetch_vendor.sh
+	bash tools/fetch_vendor.sh axe && touch $@
+
+setup: $(INSTALLED) $(MATHJAX) $(REVEAL) $(AXE)
 
 book: setup
 	$(BIN)/jupyter-book build . -W -n --keep-going

@@ -29,7 +29,13 @@ CHROMIUM_FLAGS = [
 
 @pytest.fixture(scope="session")
 def built_site() -> Path:
-    """Build the whole book from scratch, with every warning an error."""
+    """Build the whole book from scratch, with every warning an error.
+
+    ``BOOK_SITE_PREBUILT=1`` tests the site already in ``_build/html`` instead (for
+    authors iterating on the browser tests; CI always builds).
+    """
+    if os.environ.get("BOOK_SITE_PREBUILT") == "1" and not os.environ.get("CI") and (HTML / "index.html").is_file():
+        return HTML
     jupyter_book = Path(sys.executable).parent / "jupyter-book"  # the environment's own copy
     command = [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)

@@ -137,55 +137,159 @@ def test_glued_values_were_all_pasted(pages):
         assert "{glue:" not in text and "glue:text" not in text, page.name
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
-def test_pages_in_a_real_browser(browser, site_url, pages, built_site, viewport):
-    """Every page: no failed request, no console error, all math typeset, all images decoded."""
+AXE = ROOT / "tests" / "_vendor" / "axe-core" / "axe.min.js"
+PAGE_REPORT = r"""() => {
+    const raw = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+        const node = walker.currentNode;
+        if (node.parentElement.closest('pre, code, script, style, mjx-container, .highlight')) continue;
+        if (/\\\(|\\\)|\\\[|\\\]|\$\$|\\sqrt|\\frac/.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 80));
+    }
+    const displays = [...document.querySelectorAll('mjx-container[display="true"]')].map(c => {
+        const box = c.getBoundingClientRect();
+        const label = c.parentElement.querySelector('.eqno');
+        const l = label ? label.getBoundingClientRect() : null;
+        return {text: (c.parentElement.textContent || '').replace(/\s+/g, ' ').slice(0, 60),
+                overflows: c.scrollWidth > c.clientWidth + 1,
+                clipped: ['auto', 'scroll', 'hidden'].includes(getComputedStyle(c).overflowX),
+                labelOverlaps: l !== null && l.width > 0 && l.left < box.right - 1 && l.right > box.left + 1
+                               && l.top < box.bottom && l.bottom > box.top};
+    });
+    const figures = [...document.querySelectorAll('.cell_output img, figure img')]
+        .filter(i => i.naturalWidth > 200)
+        .map(i => ({src: i.src.split('/').pop().slice(0, 40), scale: i.getBoundingClientRect().width / i.naturalWidth}));
+    return {
+        typeset: document.querySelectorAll('mjx-container').length,
+        sidebarMath: document.querySelectorAll('.bd-sidebar-primary span.math, nav span.math').length,
+        sidebarTypeset: document.querySelectorAll('.bd-sidebar-primary span.math mjx-container, nav span.math mjx-container').length,
+        raw: raw,
+        brokenImages: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+        displays: displays,
+        figures: figures,
+        pageOverflow: document.documentElement.scrollWidth > window.innerWidth + 1,
+    };
+}"""
+
+
+def tick_label_px() -> float:
+    """The CSS-pixel height of a tick label in a figure shown at its natural size."""
+    import helpers.style as style
+
+    return style.TICK_FONT_PT * style.DPI / 72
+
+
+def load(context, url: str):
+    """Open ``url``; record failed requests, HTTP errors and console errors; wait for MathJax."""
+    page = context.new_page()
+    page.problems = []
+    page.on("requestfailed", lambda request: page.problems.append(f"failed request {request.url}"))
+    page.on("response", lambda r: page.problems.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
+    page.on("console", lambda m: page.problems.append(f"console error {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda error: page.problems.append(f"page error {error}"))
+    page.goto(url, wait_until="load")
+    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=15000)
+    page.evaluate("MathJax.startup.promise")
+    return page
+
+
+def axe_violations(page) -> list[str]:
+    """Serious and critical WCAG violations that axe-core finds on the page."""
+    page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    found = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".filter(v => ['serious', 'critical'].includes(v.impact))"
+        ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; '))"
+    )
+    return list(found)
+
+
+def new_context(browser, viewport: str, mode: str = "light"):
     width, height = VIEWPORTS[viewport]
     context = browser.new_context(viewport={"width": width, "height": height})
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
     # Anything that is not the local server is a network load: fail it loudly.
     context.route(re.compile(r"^(?!http://127\.0\.0\.1:).*"), lambda route: route.abort())
+    return context
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_pages_in_a_real_browser(browser, site_url, pages, built_site, viewport):
+    """Every page: no failed request, no console error, all math typeset, all images decoded,
+    no display equation wider than the text at 1280 px (on a phone it may scroll, its label
+    clear of it), figures whose tick labels stay >= 9 CSS px, no sideways scrolling of the page,
+    and no serious or critical axe-core violation."""
+    context = new_context(browser, viewport)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     problems = []
     for page_file in pages:
         path = page_file.relative_to(built_site).as_posix()
-        page = context.new_page()
-        failed, errors = [], []
-        page.on("requestfailed", lambda request: failed.append(request.url))
-        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"{site_url}/{path}", wait_until="load")
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=15000)
-        page.evaluate("MathJax.startup.promise")
-        report = page.evaluate(
-            r"""() => {
-                const raw = [];
-                const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-                while (walker.nextNode()) {
-                    const node = walker.currentNode;
-                    if (node.parentElement.closest('pre, code, script, style, mjx-container, .highlight')) continue;
-                    if (/\\\(|\\\)|\\\[|\\\]|\$\$|\\sqrt|\\frac/.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 80));
-                }
-                return {
-                    typeset: document.querySelectorAll('mjx-container').length,
-                    sidebarMath: document.querySelectorAll('.bd-sidebar-primary span.math, nav span.math').length,
-                    sidebarTypeset: document.querySelectorAll('.bd-sidebar-primary span.math mjx-container, nav span.math mjx-container').length,
-                    raw: raw,
-                    brokenImages: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
-                };
-            }"""
-        )
+        page = load(context, f"{site_url}/{path}")
+        report = page.evaluate(PAGE_REPORT)
         page.screenshot(path=str(SCREENSHOTS / f"{path.replace('/', '_')}.{viewport}.png"), full_page=False)
+        problems += [f"{path}: {p}" for p in page.problems]
+        problems += [f"{path}: axe {v}" for v in axe_violations(page)]
         page.close()
-        if failed:
-            problems.append(f"{path}: failed requests {failed}")
-        if errors:
-            problems.append(f"{path}: console errors {errors}")
         if report["raw"]:
             problems.append(f"{path}: untypeset TeX {report['raw']}")
         if report["sidebarMath"] != report["sidebarTypeset"]:
             problems.append(f"{path}: {report['sidebarMath'] - report['sidebarTypeset']} sidebar titles with raw math")
         if report["brokenImages"]:
             problems.append(f"{path}: images that did not load {report['brokenImages']}")
+        if report["pageOverflow"]:
+            problems.append(f"{path}: the page scrolls sideways")
+        for display in report["displays"]:
+            if display["overflows"] and (viewport == "desktop" or not display["clipped"]):
+                problems.append(f"{path}: display equation wider than the text: {display['text']}")
+            if display["labelOverlaps"]:
+                problems.append(f"{path}: equation label overlaps its equation: {display['text']}")
+        for figure in report["figures"]:
+            if figure["scale"] * tick_label_px() < 9:
+                problems.append(f"{path}: figure {figure['src']} shrunk to {figure['scale']:.2f}: tick labels under 9 px")
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_phone_navigation(browser, site_url, pages, built_site):
+    """At 390 x 844, the menu button opens the book's navigation and "On this page" the
+    page's contents, and a link in each takes the reader there."""
+    context = new_context(browser, "phone")
+    problems = []
+    for page_file in pages:
+        path = page_file.relative_to(built_site).as_posix()
+        if is_redirect(page_file):
+            continue
+        page = load(context, f"{site_url}/{path}")
+        page.locator("button.primary-toggle:visible").first.click()
+        sidebar = page.locator(".bd-sidebar-primary")
+        try:
+            sidebar.locator("nav a.reference.internal:visible").first.wait_for(timeout=3000)
+        except Exception:
+            problems.append(f"{path}: the menu button does not open the navigation")
+            page.close()
+            continue
+        target = sidebar.locator("nav a.reference.internal:visible").last
+        href = target.get_attribute("href")
+        target.click()
+        page.wait_for_load_state("load")
+        if href.split("#")[0].split("/")[-1] not in page.url:
+            problems.append(f"{path}: the navigation link {href} did not navigate (at {page.url})")
+        page.goto(f"{site_url}/{path}", wait_until="load")
+        secondary = page.locator("button.secondary-toggle:visible")
+        if secondary.count():
+            secondary.first.click()
+            links = page.locator(".bd-sidebar-secondary a.nav-link:visible")
+            try:
+                links.first.wait_for(timeout=3000)
+            except Exception:
+                problems.append(f"{path}: 'On this page' does not open the contents")
+            else:
+                anchor = links.nth(min(1, links.count() - 1)).get_attribute("href")
+                links.nth(min(1, links.count() - 1)).click()
+                page.wait_for_timeout(300)
+                if not page.url.endswith(anchor):
+                    problems.append(f"{path}: the contents link {anchor} did not navigate (at {page.url})")
+        page.close()
     context.close()
     assert not problems, "\n".join(problems)
 
@@ -204,30 +308,38 @@ def test_math_is_typeset_where_the_book_has_math(browser, site_url):
     page.close()
 
 
-def test_figures_stay_readable_in_dark_mode(browser, site_url, pages, built_site):
-    """In the theme's dark mode every figure keeps its opaque white background
-    (a transparent PNG would put black axes on a near-black page)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
-    chapters = [p for p in pages if p.parent.name == "notebooks"]
-    assert chapters
-    for chapter in chapters:
-        page = context.new_page()
-        page.goto(f"{site_url}/{chapter.relative_to(built_site).as_posix()}", wait_until="load")
-        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
-        corners = page.evaluate(
-            """() => [...document.querySelectorAll('.cell_output img')].map(img => {
-                const canvas = document.createElement('canvas');
-                canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
-                const context = canvas.getContext('2d');
-                context.drawImage(img, 0, 0);
-                return Array.from(context.getImageData(1, 1, 1, 1).data);
-            })"""
-        )
-        assert corners, f"{chapter.name}: no figures found"
-        for corner in corners:
-            assert corner == [255, 255, 255, 255], f"{chapter.name}: figure background {corner} is not opaque white"
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{chapter.stem}.dark.png"))
-        page.close()
-    context.close()
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_dark_mode(browser, site_url, pages, built_site, viewport):
+    """In the theme's dark mode every figure keeps its opaque white background (a
+    transparent PNG would put black axes on a near-black page) and no page has a serious
+    or critical axe-core violation (contrast included). Full-page screenshots of
+    chapters 3 and 6 in both modes go to _build/screenshots/."""
+    problems = []
+    for mode in ("dark", "light"):
+        context = new_context(browser, viewport, mode)
+        for page_file in pages:
+            path = page_file.relative_to(built_site).as_posix()
+            if mode == "light" and not any(key in path for key in SHOWCASE):
+                continue
+            page = load(context, f"{site_url}/{path}")
+            assert page.evaluate("document.documentElement.dataset.theme") == mode
+            if any(key in path for key in SHOWCASE):
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SCREENSHOTS / f"{page_file.stem}.{viewport}.{mode}.full.png"), full_page=True)
+            if mode == "dark":
+                corners = page.evaluate(FIGURE_CORNERS)
+                problems += [f"{path}: figure background {c} is not opaque white" for c in corners if c != [255, 255, 255, 255]]
+                problems += [f"{path}: axe (dark) {v}" for v in axe_violations(page)]
+            page.close()
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+SHOWCASE = ("03_softmax_saturation", "06_the_experiment")
+FIGURE_CORNERS = """() => [...document.querySelectorAll('.cell_output img')].map(img => {
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+    const context = canvas.getContext('2d');
+    context.drawImage(img, 0, 0);
+    return Array.from(context.getImageData(1, 1, 1, 1).data);
+})"""

@@ -2,7 +2,9 @@
 # Vendor pinned front-end packages from the npm registry into book/_vendor/, so
 # that the site (MathJax) and the slides (reveal.js, MathJax) work with no
 # network at all. Idempotent: a package already there at the right version is kept.
-#   tools/fetch_vendor.sh mathjax | reveal | all
+# axe-core (the accessibility engine the browser tests inject) goes to tests/_vendor/:
+# the tests need it, the site does not ship it.
+#   tools/fetch_vendor.sh mathjax | reveal | axe | all
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,5 +43,13 @@ if [ "$what" = reveal ] || [ "$what" = all ]; then
     if fetch reveal.js 4.0.2 0c234d5bfe539606c1af4bcc031f0d21ed99e264d90b7859abad34f7e3a0c587 "$dest"; then
         cp -r "$work/package/dist" "$work/package/plugin" "$work/package/LICENSE" "$dest/"
         done_message 4.0.2 "$dest"
+    fi
+fi
+
+if [ "$what" = axe ] || [ "$what" = all ]; then
+    dest=tests/_vendor/axe-core
+    if fetch axe-core 4.14.1 e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745 "$dest"; then
+        cp "$work/package/axe.min.js" "$work/package/LICENSE" "$dest/"
+        done_message 4.14.1 "$dest"
     fi
 fi
