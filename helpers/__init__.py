@@ -18,12 +18,15 @@ from helpers.style import COLORS, use_book_style
 from helpers.training import (
     RecallBatch,
     RecallModel,
+    RunsHistory,
     TrainHistory,
+    init_recall_runs,
     moving_average,
     recall_batch,
     steps_to_accuracy,
     train,
     train_recall,
+    train_recall_runs,
 )
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "AttentionDiagnosis",
     "RecallBatch",
     "RecallModel",
+    "RunsHistory",
     "TrainHistory",
     "attention_logits",
     "buggy_attention_no_scale",
@@ -39,6 +43,7 @@ __all__ = [
     "get_device",
     "glue",
     "implied_logit_scale",
+    "init_recall_runs",
     "moving_average",
     "naive_softmax",
     "online_attention",
@@ -51,6 +56,7 @@ __all__ = [
     "steps_to_accuracy",
     "train",
     "train_recall",
+    "train_recall_runs",
     "use_book_style",
     "STATISTICS",
     "attention_statistics_at_init",
