@@ -18,12 +18,15 @@ from helpers.style import COLORS, SCALE_COLORS, SCALE_LABELS, plot_band, use_boo
 from helpers.training import (
     RecallBatch,
     RecallModel,
+    RunsHistory,
     TrainHistory,
+    init_recall_runs,
     moving_average,
     recall_batch,
     steps_to_accuracy,
     train,
     train_recall,
+    train_recall_runs,
 )
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "AttentionDiagnosis",
     "RecallBatch",
     "RecallModel",
+    "RunsHistory",
     "TrainHistory",
     "attention_logits",
     "buggy_attention_no_scale",
@@ -42,6 +46,7 @@ __all__ = [
     "get_device",
     "glue",
     "implied_logit_scale",
+    "init_recall_runs",
     "moving_average",
     "naive_softmax",
     "online_attention",
@@ -54,6 +59,7 @@ __all__ = [
     "steps_to_accuracy",
     "train",
     "train_recall",
+    "train_recall_runs",
     "plot_band",
     "table",
     "use_book_style",

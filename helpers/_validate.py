@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 
 def positive_int(name: str, value: object) -> int:
@@ -15,13 +15,29 @@ def positive_int(name: str, value: object) -> int:
     return value
 
 
-def optional_scale(scale: object) -> float | None:
+def nonnegative_int(name: str, value: object) -> int:
+    """``value`` if it is an int >= 0; otherwise a TypeError/ValueError that names ``name``."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return int(value)
+
+
+def positive_real(name: str, value: object) -> float:
+    """``value`` as a float if it is a finite real number > 0; otherwise a TypeError/ValueError that names ``name``."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value) or value <= 0.0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def optional_scale(scale: object, name: str = "scale") -> float | None:
     """``None``, or ``scale`` as a float if it is a finite real number > 0; otherwise a TypeError/ValueError."""
     if scale is None:
         return None
     if isinstance(scale, bool) or not isinstance(scale, Real):
-        raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
-    scale = float(scale)
-    if not math.isfinite(scale) or scale <= 0.0:
-        raise ValueError(f"scale must be a finite number > 0, got {scale}")
-    return scale
+        raise TypeError(f"{name} must be a real number or None, got {type(scale).__name__}")
+    return positive_real(name, scale)

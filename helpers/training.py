@@ -22,29 +22,63 @@ assumption under which the raw dot products have variance d_k. The ``scale``
 
 Shapes: ``B`` batch, ``P`` pairs per example, ``D`` model width, ``d_k`` the
 width of queries and keys.
+
+Many runs as one program
+------------------------
+A chapter's grid (seeds × learning rates × scales) is R independent runs of
+the model above. :func:`train_recall_runs` trains them together: every
+parameter gets a leading run axis, e.g. ``w_q`` (R, d_k, D); each step is one
+batched forward pass, one backward pass of the *summed* loss (the runs share
+no parameter, so each gets exactly its own gradient) and one optimizer update
+with a learning rate per run. Run ``r`` starts from the parameters and sees
+the batches that ``train_recall(seed=seeds[r])`` would. With ``E`` the key
+embeddings stacked on the value embeddings, (R, V, D) with ``V = n_keys +
+n_values`` (row ``n_keys + j`` is value ``j``), the forward pass computes the
+model's function in a cheaper order::
+
+    q       = W_q E[query]                                     # (R, B, d_k)
+    u       = W_kᵀ q                                           # (R, B, D)   q·(W_k m) = (W_kᵀ q)·m
+    s       = u Eᵀ                                             # (R, B, V)   u·e for every row e of E
+    scores  = scale · (s[pair_key] + s[n_keys + pair_value]) / sqrt(2)     # (R, B, P) = scale · q·k
+    weights = softmax(scores)                                  # (R, B, P)
+    mass    = Σ_p weights_p (onehot(pair_key_p) + onehot(n_keys + pair_value_p))   # (R, B, V)
+    output  = W_v (mass E) / sqrt(2)                           # (R, B, D)   = Σ_p weights_p W_v m_p
+    logits  = readout(output)                                  # (R, B, n_values)
+
+The model multiplies all P memory rows of an example by ``W_k`` and by
+``W_v``; by linearity this order multiplies one vector per example each way
+and compares it with the V rows of E instead: six times fewer multiply–adds
+at the book's sizes (P = 16, D = d_k = 64, V = 64), and about six times faster
+than ``torch.func.vmap`` over :class:`RecallModel`. The float32 results differ
+from the single run's in the last bits only.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
-from helpers._validate import optional_scale, positive_int
+from helpers._validate import nonnegative_int, optional_scale, positive_int, positive_real
 from helpers.attention import scaled_dot_product_attention
 
 __all__ = [
     "RecallBatch",
     "RecallModel",
+    "RunsHistory",
     "TrainHistory",
+    "init_recall_runs",
     "moving_average",
     "recall_batch",
     "steps_to_accuracy",
     "train",
     "train_recall",
+    "train_recall_runs",
 ]
 
 
@@ -275,28 +309,58 @@ def train_recall(
     return train(model, opt, steps, batch_size, n_pairs, seed=seed, device=device)
 
 
-def steps_to_accuracy(history: TrainHistory, target: float, window: int = 20) -> int | None:
+@overload
+def steps_to_accuracy(history: TrainHistory, target: float, window: int = 20) -> int | None: ...
+@overload
+def steps_to_accuracy(history: RunsHistory | Tensor, target: float, window: int = 20) -> Tensor: ...
+
+
+def steps_to_accuracy(
+    history: TrainHistory | RunsHistory | Tensor, target: float, window: int = 20
+) -> int | None | Tensor:
     """The first step at which the accuracy, averaged over the last ``window`` steps, reaches ``target``.
 
     Args:
-        history: a :class:`TrainHistory`.
+        history: a :class:`TrainHistory` (one run), or many runs at once: a
+            :class:`RunsHistory` or an (R, steps) accuracy tensor.
         target: accuracy in [0, 1].
         window: length of the running mean (steps); the first possible answer is ``window``.
 
     Returns:
-        The number of steps taken (1-based), or ``None`` if the run never gets there.
+        One run: the number of steps taken (1-based), or ``None`` if the run never
+        gets there. Many runs: an (R,) float32 tensor of those numbers, ``inf``
+        for a run that never gets there.
     """
-    if not isinstance(history, TrainHistory):
-        raise TypeError(f"history must be a TrainHistory, got {type(history).__name__}")
+    if not isinstance(history, (TrainHistory, RunsHistory, Tensor)):
+        raise TypeError(f"history must be a TrainHistory, a RunsHistory or a tensor, got {type(history).__name__}")
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0.0 <= target <= 1.0:
         raise ValueError(f"target must be a number in [0, 1], got {target!r}")
     positive_int("window", window)
+    if not isinstance(history, TrainHistory):
+        accuracy = history.accuracy if isinstance(history, RunsHistory) else history
+        return _steps_to_accuracy_runs(accuracy, target, window)
     acc = torch.tensor(history.accuracy, dtype=torch.float64)
     if acc.numel() < window:
         return None
     running = acc.unfold(0, window, 1).mean(dim=1)
     hits = (running >= target - 1e-12).nonzero()
     return int(hits[0, 0]) + window if hits.numel() else None
+
+
+def _steps_to_accuracy_runs(accuracy: Tensor, target: float, window: int) -> Tensor:
+    # The single-run rule above, row by row: same float64 running mean, same threshold.
+    if accuracy.dim() != 2 or not accuracy.is_floating_point():
+        raise ValueError(
+            f"history as a tensor must be a floating-point (R, steps) accuracy, got "
+            f"{accuracy.dtype} of shape {tuple(accuracy.shape)}"
+        )
+    acc = accuracy.detach().to("cpu", torch.float64)
+    never = torch.full((acc.shape[0],), math.inf)
+    if acc.shape[1] < window:
+        return never
+    hits = acc.unfold(1, window, 1).mean(dim=2) >= target - 1e-12  # (R, steps - window + 1)
+    first = hits.to(torch.int8).argmax(dim=1)  # index of the first True (0 when there is none)
+    return torch.where(hits.any(dim=1), (first + window).to(torch.float32), never)
 
 
 def moving_average(values: list[float] | Tensor, window: int = 10) -> Tensor:
@@ -317,3 +381,287 @@ def moving_average(values: list[float] | Tensor, window: int = 10) -> Tensor:
     steps = torch.arange(1, len(curve) + 1)
     counts = steps.clamp(max=window)
     return (sums[steps] - sums[steps - counts]) / counts
+
+
+# ---------------------------------------------------------------------------
+# Many runs as one program (see the module docstring for the shapes and the math)
+
+_SATURATED = 0.99  # an attention row counts as saturated when its largest weight is at least this
+_ADAM_BETAS, _ADAM_EPS = (0.9, 0.999), 1e-8  # torch.optim.Adam's defaults
+
+
+@dataclass
+class RunsHistory:
+    """What :func:`train_recall_runs` records: one row per run, one column per step.
+
+    Every field is a float32 CPU tensor of shape (R, steps), measured like
+    :class:`TrainHistory` on that step's fresh batch, before the update.
+
+    Attributes:
+        loss: cross-entropy of each run.
+        accuracy: share of the batch answered correctly.
+        attention_on_answer: mean attention weight on the pair that holds the answer.
+        max_weight: mean over the batch of each attention row's largest weight
+            (1/P for uniform attention, 1 for one-hot).
+        saturated: share of the batch's attention rows whose largest weight is >= 0.99.
+        logit_std: standard deviation of the attention logits ``scale · q·k``
+            over the batch's B·P of them (Bessel-corrected, as ``Tensor.std``).
+    """
+
+    loss: Tensor
+    accuracy: Tensor
+    attention_on_answer: Tensor
+    max_weight: Tensor
+    saturated: Tensor
+    logit_std: Tensor
+
+    def __len__(self) -> int:
+        """R, the number of runs."""
+        return self.loss.shape[0]
+
+    def run(self, index: int) -> TrainHistory:
+        """Run ``index`` as a :class:`TrainHistory` (lists of floats), as :func:`train_recall` returns it."""
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError(f"index must be an int, got {type(index).__name__}")
+        if not -len(self) <= index < len(self):
+            raise ValueError(f"index must be in [-{len(self)}, {len(self)}), got {index}")
+        return TrainHistory(
+            loss=self.loss[index].tolist(),
+            accuracy=self.accuracy[index].tolist(),
+            attention_on_answer=self.attention_on_answer[index].tolist(),
+        )
+
+
+def init_recall_runs(
+    seeds: Iterable[int],
+    n_keys: int = 32,
+    n_values: int = 32,
+    d_model: int = 64,
+    d_k: int = 64,
+    *,
+    device: torch.device | str | None = None,
+) -> dict[str, Tensor]:
+    """The initial parameters of R runs, stacked along a leading run axis.
+
+    Entry ``r`` of every tensor is bit-identical to the parameter of
+    ``RecallModel(n_keys, n_values, d_model, d_k)`` built right after
+    ``torch.manual_seed(seeds[r])``, which is what :func:`train_recall` trains.
+    The scale has no parameters, so it plays no part here. One model is built per
+    distinct seed, inside :func:`torch.random.fork_rng`: the caller's global
+    random state is left as it was.
+
+    Args:
+        seeds: R seeds, ints >= 0; repeats are allowed.
+        n_keys, n_values, d_model, d_k: as in :class:`RecallModel`.
+        device: where the returned tensors live (default: the CPU).
+
+    Returns:
+        ``RecallModel``'s ``state_dict`` names mapped to (R, *shape) float32 tensors:
+        ``key_embedding.weight`` (R, n_keys, D), ``value_embedding.weight``
+        (R, n_values, D), ``w_q.weight`` and ``w_k.weight`` (R, d_k, D),
+        ``w_v.weight`` (R, D, D), ``readout.weight`` (R, n_values, D),
+        ``readout.bias`` (R, n_values).
+    """
+    seeds = [nonnegative_int(f"seeds[{i}]", seed) for i, seed in enumerate(_per_run_list("seeds", seeds))]
+    if not seeds:
+        raise ValueError("seeds must not be empty (one seed per run)")
+    states = {}
+    with torch.random.fork_rng(devices=[]):
+        for seed in dict.fromkeys(seeds):  # distinct seeds, in order of appearance
+            torch.manual_seed(seed)
+            states[seed] = RecallModel(n_keys, n_values, d_model, d_k).state_dict()
+    return {name: torch.stack([states[seed][name] for seed in seeds]).to(device) for name in states[seeds[0]]}
+
+
+def train_recall_runs(
+    scales: Iterable[float | None],
+    lrs: Iterable[float],
+    seeds: Iterable[int],
+    optimizer: str = "adam",
+    *,
+    steps: int = 300,
+    batch_size: int = 32,
+    n_pairs: int = 16,
+    n_keys: int = 32,
+    n_values: int = 32,
+    d_model: int = 64,
+    d_k: int = 64,
+    device: torch.device | str | None = None,
+) -> RunsHistory:
+    """Train R independent runs of :func:`train_recall` at once, as one batched program.
+
+    Run ``r`` is ``train_recall(scales[r], optimizer, lrs[r], seeds[r], steps, ...)``:
+    the same initial parameters (:func:`init_recall_runs`), the same batches (one
+    CPU generator per distinct seed, so runs that share a seed share every batch)
+    and the same update rule (plain SGD, or Adam with torch's defaults), evaluated
+    in another order (see the module docstring), so its curves match the single
+    run's up to float32 rounding. The runs share nothing: a run that diverges to
+    NaN or inf leaves every other run's history unchanged.
+
+    Args:
+        scales: R multipliers of the attention logits; ``None`` means ``1 / sqrt(d_k)``.
+        lrs: R learning rates, finite and > 0.
+        seeds: R seeds (ints >= 0) of the parameters and the data.
+        optimizer: ``"adam"`` or ``"sgd"``, for every run.
+        steps, batch_size, n_pairs, n_keys, n_values, d_model, d_k: as in :func:`train_recall`.
+        device: where to compute (default: the CPU); the data are drawn on the CPU
+            and moved there.
+
+    Returns:
+        A :class:`RunsHistory` of (R, steps) float32 CPU tensors.
+    """
+    scales = [optional_scale(c, f"scales[{i}]") for i, c in enumerate(_per_run_list("scales", scales))]
+    lrs = [positive_real(f"lrs[{i}]", lr) for i, lr in enumerate(_per_run_list("lrs", lrs))]
+    seeds = [nonnegative_int(f"seeds[{i}]", seed) for i, seed in enumerate(_per_run_list("seeds", seeds))]
+    if not len(scales) == len(lrs) == len(seeds):
+        raise ValueError(
+            f"scales, lrs and seeds must have one entry per run, got lengths {len(scales)}, {len(lrs)} and {len(seeds)}"
+        )
+    if not scales:
+        raise ValueError("scales, lrs and seeds must not be empty (at least one run)")
+    if not isinstance(optimizer, str):
+        raise TypeError(f"optimizer must be a str, got {type(optimizer).__name__}")
+    if optimizer not in ("adam", "sgd"):
+        raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
+    for name, value in (
+        ("steps", steps), ("batch_size", batch_size), ("n_pairs", n_pairs), ("n_keys", n_keys),
+        ("n_values", n_values), ("d_model", d_model), ("d_k", d_k),
+    ):
+        positive_int(name, value)
+    if n_pairs > n_keys:
+        raise ValueError(f"n_pairs must be <= n_keys (keys are distinct within an example), got {n_pairs} > {n_keys}")
+    device = torch.device("cpu" if device is None else device)
+
+    params = init_recall_runs(seeds, n_keys, n_values, d_model, d_k, device=device)
+    leaves = [tensor.requires_grad_() for tensor in params.values()]
+    update = (_StackedAdam if optimizer == "adam" else _StackedSGD)(leaves, lrs, steps)
+    # What multiplies u·e_key + u·e_value in the forward pass: the run's scale and the 1/sqrt(2) of the memory rows.
+    factor = torch.tensor([(1.0 / math.sqrt(d_k) if c is None else c) / math.sqrt(2.0) for c in scales])
+    factor = factor.to(device).view(-1, 1, 1)
+
+    distinct = list(dict.fromkeys(seeds))
+    generators = [torch.Generator().manual_seed(seed) for seed in distinct]
+    slot = torch.tensor([distinct.index(seed) for seed in seeds], device=device)  # (R,) run -> its seed's batch
+    runs = len(seeds)
+    record = torch.empty(6, runs, steps, device=device)  # one column per step; no host sync inside the loop
+    for step in range(steps):
+        per_seed = [recall_batch(batch_size, n_pairs, n_keys, n_values, generator=g) for g in generators]
+        batch = RecallBatch(*(torch.stack(field).to(device)[slot] for field in zip(*per_seed)))  # (R, B, ...)
+        logits, weights, attention_logits = _recall_runs_forward(params, batch, factor)
+        # Each run's mean cross-entropy; their sum has gradient 1 with respect to each, so
+        # every run gets exactly its own gradient, whatever the others' values (even NaN).
+        loss = F.cross_entropy(logits.flatten(0, 1), batch.target.flatten(), reduction="none").view(runs, -1).mean(1)
+        grads = torch.autograd.grad(loss.sum(), leaves)
+        with torch.no_grad():
+            update.step(grads)
+            largest = weights.amax(dim=-1)  # (R, B)
+            record[:, :, step] = torch.stack([
+                loss,
+                (logits.argmax(dim=-1) == batch.target).float().mean(dim=1),
+                weights.gather(2, batch.position[..., None]).mean(dim=(1, 2)),
+                largest.mean(dim=1),
+                (largest >= _SATURATED).float().mean(dim=1),
+                attention_logits.flatten(1).std(dim=1),
+            ])
+    return RunsHistory(*record.cpu().unbind(0))
+
+
+def _per_run_list(name: str, values: object) -> list:
+    # One entry per run: a list, a tuple, a 1-D tensor or array, or any other iterable but a string or a mapping.
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence with one entry per run, got {type(values).__name__}")
+    if hasattr(values, "ndim") and hasattr(values, "tolist"):  # torch.Tensor, numpy.ndarray
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional (one entry per run), got shape {tuple(values.shape)}")
+        return values.tolist()
+    return list(values)
+
+
+def _recall_runs_forward(
+    params: dict[str, Tensor], batch: RecallBatch, factor: Tensor
+) -> tuple[Tensor, Tensor, Tensor]:
+    """:class:`RecallModel`'s forward pass for R runs at once, in the order of the module docstring.
+
+    Args:
+        params: the stacked parameters (see :func:`init_recall_runs`).
+        batch: a :class:`RecallBatch` whose fields have a leading run axis: (R, B, P) and (R, B).
+        factor: (R, 1, 1) each run's scale divided by sqrt(2).
+
+    Returns:
+        ``(logits, weights, attention_logits)``: class logits (R, B, n_values), the
+        attention weights (R, B, P) and the attention logits ``scale · q·k`` (R, B, P).
+    """
+    runs, n_keys, d_model = params["key_embedding.weight"].shape
+    E = torch.cat([params["key_embedding.weight"], params["value_embedding.weight"]], dim=1)  # (R, V, D)
+    vocab = E.shape[1]
+    rows = batch.query + vocab * torch.arange(runs, device=E.device)[:, None]  # (R, B): rows of E viewed as (R·V, D)
+    q = F.embedding(rows, E.view(runs * vocab, d_model)) @ params["w_q.weight"].mT  # (R, B, d_k)
+    u = q @ params["w_k.weight"]  # (R, B, D): W_kᵀ q, so that q·(W_k m) = u·m for any memory row m
+    s = u @ E.mT  # (R, B, V): u·e for every key and every value
+    index = torch.cat([batch.pair_keys, n_keys + batch.pair_values], dim=2)  # (R, B, 2P): the rows of each pair
+    pair = s.gather(2, index)
+    n_pairs = batch.pair_keys.shape[2]
+    attention_logits = (pair[..., :n_pairs] + pair[..., n_pairs:]) * factor  # scale · q·k: the scale acts here
+    weights = attention_logits.softmax(dim=-1)  # (R, B, P)
+    # Σ_p w_p W_v m_p = W_v Σ_p w_p m_p: put each pair's weight on its key row and its value row of E ...
+    mass = torch.zeros_like(s).scatter_add(2, index, torch.cat([weights, weights], dim=2))  # (R, B, V)
+    mixed = (mass @ E) / math.sqrt(2.0)  # (R, B, D): the attention-weighted memory row
+    output = mixed @ params["w_v.weight"].mT  # ... and project once
+    logits = torch.baddbmm(params["readout.bias"][:, None, :], output, params["readout.weight"].mT)
+    return logits, weights, attention_logits
+
+
+def _per_run(values: Tensor, like: Tensor) -> Tensor:
+    """(R,) values viewed as (R, 1, ..., 1), to broadcast against a stacked parameter ``like``."""
+    return values.view(-1, *(1,) * (like.dim() - 1))
+
+
+class _StackedSGD:
+    """``torch.optim.SGD`` (no momentum) on stacked parameters, with one learning rate per run."""
+
+    def __init__(self, params: list[Tensor], lrs: list[float], steps: int) -> None:  # steps: unused, as Adam's
+        self.params = params
+        # torch applies alpha = -lr as a float32 scalar: param + (-lr)·grad in one fused multiply-add,
+        # which is what addcmul_ computes too.
+        self.neg_lr = torch.tensor([-lr for lr in lrs], dtype=torch.float32).to(params[0].device)
+
+    def step(self, grads: tuple[Tensor, ...]) -> None:
+        for p, g in zip(self.params, grads):
+            p.addcmul_(g, _per_run(self.neg_lr, p))
+
+
+class _StackedAdam:
+    """``torch.optim.Adam`` (its defaults) on stacked parameters, with one learning rate per run.
+
+    The elementwise operations are those of torch's single-tensor Adam, in its
+    order, so that a run's update equals torch's for the same gradient, bit for
+    bit. The step count, hence the bias corrections, is shared by all runs; only
+    the step size ``lr / (1 - beta1^t)`` differs: computed in float64 like torch's
+    Python floats, rounded once to float32 as torch rounds the ``value`` of addcdiv_.
+    """
+
+    def __init__(self, params: list[Tensor], lrs: list[float], steps: int) -> None:
+        beta1, _ = _ADAM_BETAS
+        self.params = params
+        self.exp_avg = [torch.zeros_like(p) for p in params]
+        self.exp_avg_sq = [torch.zeros_like(p) for p in params]
+        self.denom = [torch.empty_like(p) for p in params]  # scratch, reused every step: no allocations
+        self.update = [torch.empty_like(p) for p in params]
+        self.t = 0
+        # (steps, R): -lr / (1 - beta1^t) at every step, made on the CPU (MPS has no float64) and moved once.
+        bias_correction1 = torch.tensor([1 - beta1 ** float(t) for t in range(1, steps + 1)], dtype=torch.float64)
+        lr = torch.tensor(lrs, dtype=torch.float64)
+        self.neg_step_size = (-(lr / bias_correction1[:, None])).to(torch.float32).to(params[0].device)
+
+    def step(self, grads: tuple[Tensor, ...]) -> None:
+        beta1, beta2 = _ADAM_BETAS
+        self.t += 1
+        bias_correction2_sqrt = (1 - beta2 ** float(self.t)) ** 0.5
+        neg_step_size = self.neg_step_size[self.t - 1]  # (R,)
+        state = zip(self.params, grads, self.exp_avg, self.exp_avg_sq, self.denom, self.update)
+        for p, g, m, v, denom, update in state:
+            m.lerp_(g, 1 - beta1)
+            v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+            torch.sqrt(v, out=denom).div_(bias_correction2_sqrt).add_(_ADAM_EPS)
+            # torch: p.addcdiv_(m, denom, value=-step_size), i.e. p + ((-step_size)·m) / denom
+            p.addcdiv_(torch.mul(m, _per_run(neg_step_size, p), out=update), denom)
