@@ -21,7 +21,7 @@ help:
 	@echo "make execute  re-execute every notebook in place (for authors)"
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
-	@echo "make slides   export every chapter to reveal.js slides in _build/slides (offline)"
+	@echo "make slides   build the site with its reveal.js decks (_build/html/slides, offline)"
 	@echo "make tidy     rewrite what is derived: folds of plumbing cells, verdict boxes, the claims ledger page"
 	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
 
@@ -80,10 +80,10 @@ bench: setup
 gpu-check: setup
 	$(BIN)/python tools/run_notebooks.py $(NOTEBOOKS)
 
-# Lecture slides from the cells' slideshow metadata (tools/slides.py sets it).
-slides: setup
-	$(BIN)/python tools/build_slides.py _build/slides $(NOTEBOOKS)
-	@echo "Slides: $(CURDIR)/_build/slides/"
+# Slides are part of the site: one deck per chapter and the 90-minute lecture deck,
+# rendered by the book's own build (book/_ext/book_slides.py).
+slides: book
+	@echo "Slides: $(CURDIR)/_build/html/slides/ (lecture.html: the 90-minute lecture)"
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)

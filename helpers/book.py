@@ -133,7 +133,8 @@ def table(
 
     Returns:
         A :class:`Table`; end a cell with it to display it. The first column
-        is left-aligned (row labels), the others right-aligned.
+        (row labels) and every column that holds text are left-aligned, columns
+        of numbers right-aligned.
     """
     if not isinstance(caption, str) or not caption.strip():
         raise TypeError(f"caption must be a non-empty str, got {caption!r}")
@@ -151,11 +152,14 @@ def table(
     if isinstance(rows, str) or not isinstance(rows, Sequence):
         raise TypeError(f"rows must be a sequence of rows, got {type(rows).__name__}")
     cells = []
+    numeric = [True] * n
     for i, values in enumerate(rows):
         if isinstance(values, str) or not isinstance(values, Sequence) or len(values) != n:
             raise ValueError(f"rows[{i}] must hold {n} values (one per column), got {values!r}")
         cells.append([_format(v, f) for v, f in zip(values, per_column)])
-    return Table(cells, list(columns), caption, ["left"] + ["right"] * (n - 1))
+        numeric = [was and not isinstance(v, str) for was, v in zip(numeric, values)]
+    align = ["left"] + ["right" if is_number else "left" for is_number in numeric[1:]]
+    return Table(cells, list(columns), caption, align)
 
 
 def _format(value: Any, spec: Format | None) -> str:

@@ -3,11 +3,12 @@
     python tools/slides.py --check   # exit 1 if a cell's slide type is missing or not the rule's
     python tools/slides.py --write   # set them (cell metadata only: outputs stay as they are)
 
-The rule: the title and every ``##`` section open a slide; a ``###`` heading,
-every code cell (with its output), and prose that follows code open a
-sub-slide (reveal.js: downwards); other prose continues the current slide.
-The Colab setup cell and cells tagged ``remove-cell`` are skipped. ``make slides``
-then exports each chapter with ``jupyter nbconvert --to slides``.
+The rule: the title and every ``##`` section open a slide; a ``###`` heading
+and every code cell (with its output) open a sub-slide; other prose, including
+the prose that explains a code cell's output, continues the current slide.
+The Colab setup cell and cells tagged ``remove-cell`` are skipped. The book's
+decks (``book/_ext/book_slides.py``) follow these types, as RISE and
+``jupyter nbconvert --to slides`` do.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def slide_type(cell, previous) -> str:
         first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
         if first.startswith("# ") or first.startswith("## "):
             return "slide"
-        if first.startswith("### ") or (previous is not None and previous.cell_type == "code"):
+        if first.startswith("### "):
             return "subslide"
         return "-"
     return "subslide"

@@ -31,10 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docutils import nodes
+import yaml
 from jinja2 import Template
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from notebook_format import ROOT, chapter_notebooks, is_plumbing, read, tags  # noqa: E402
+from notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
+from site_tweaks import plain_title  # noqa: E402  (book/_ext is on the path: Sphinx loads us from there)
 
 HERE = Path(__file__).resolve().parent / "slides"
 REVEAL = ROOT / "book" / "_vendor_slides" / "reveal.js"
@@ -132,11 +134,12 @@ def render_title(builder, block: Block, page: str) -> str:
     return f"<{tag}>{inner}</{tag}>"
 
 
-def render_code(builder, block: Block, page: str) -> list[str]:
+def render_code(builder, block: Block, page: str, with_input: bool = True) -> list[str]:
     """A code cell as two blocks, its input and its output, so a tall pair can split."""
     parts = []
+    wanted = ("cell_code_source", "cell_code_output") if with_input else ("cell_code_output",)
     for child in block.node.children:
-        if child.get("nb_element") in ("cell_code_source", "cell_code_output"):
+        if child.get("nb_element") in wanted:
             parts.append(f'<div class="cell {child.get("nb_element")}">{render(builder, child, page)}</div>')
     return parts
 
@@ -147,6 +150,8 @@ class Slide:
     blocks: list[str] = field(default_factory=list)
     notes: str = ""
     lecture: bool = False
+    # the lecture shows what a code cell computes, not its code (cell metadata "lecture_code": true keeps it)
+    lecture_blocks: list[str] = field(default_factory=list)
 
 
 def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, list[Slide]]:
@@ -155,31 +160,39 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
     title = ""
     for block in cell_blocks(doctree):
         if block.kind == "title" and block.level <= 1 and not title:
-            title = block.node.astext()
+            title = render_title(builder, block, page)
         by_cell.setdefault(block.cell, []).append(block)
     slides: list[Slide] = []
     for index, cell in enumerate(notebook.cells):
         slide_type = cell.metadata.get("slideshow", {}).get("slide_type", "-")
         if index not in by_cell or slide_type in ("skip", "notes") or set(tags(cell)) & NEVER_ON_SLIDES:
             continue
-        if cell.cell_type == "code" and is_plumbing(cell.source):
-            continue
+        if cell.cell_type == "code" and (is_plumbing(cell.source) or "use_book_style()" in cell.source):
+            continue  # checks and the standard setup cell stay in the book
         lecture = LECTURE_TAG in tags(cell)
         notes = html.escape(cell.metadata.get("notes", ""))
-        new_slide = not slides or slide_type in ("slide", "subslide") or cell.cell_type == "code" or lecture
+        new_slide = not slides or slide_type in ("slide", "subslide") or lecture
         if new_slide:
             slides.append(Slide(index, notes=notes, lecture=lecture))
         elif notes:
             slides[-1].notes += " " + notes
         for block in by_cell[index]:
+            if block.kind == "title" and block.level <= 1:
+                continue  # the chapter's title has a slide of its own
             if block.kind == "title":
                 if slides[-1].blocks and block.level >= 2:
-                    slides.append(Slide(index, lecture=lecture))
+                    slides.append(Slide(index, notes=notes, lecture=lecture))
                 slides[-1].blocks.append(render_title(builder, block, page))
             elif block.kind == "code":
                 slides[-1].blocks.extend(render_code(builder, block, page))
+                if lecture:
+                    show_code = bool(cell.metadata.get("lecture_code"))
+                    slides[-1].lecture_blocks.extend(render_code(builder, block, page, with_input=show_code))
+                continue
             else:
                 slides[-1].blocks.append(render(builder, block.node, page))
+            if lecture:
+                slides[-1].lecture_blocks.append(slides[-1].blocks[-1])
     return title, [s for s in slides if "".join(s.blocks).strip()]
 
 
@@ -219,12 +232,42 @@ def write_decks(app, exception):
             continue
         record = json.loads(cached.read_text(encoding="utf-8"))
         title, slides = record["title"], [Slide(**s) for s in record["slides"]]
-        deck = [(f'<h1 class="deck-title">{html.escape(title)}</h1>', "")]
+        deck = [(title.replace("<h1>", '<h1 class="deck-title">'), "")]
         deck += [("\n".join(s.blocks), s.notes) for s in slides]
-        write_deck(out / f"{page.split('/')[-1]}.html", title, deck)
-        lecture += [("\n".join(s.blocks), s.notes) for s in slides if s.lecture]
+        write_deck(out / f"{page.split('/')[-1]}.html", plain_title(re.sub(r"<[^>]+>", "", title)), deck)
+        lecture += [("\n".join(s.lecture_blocks), s.notes) for s in slides if s.lecture]
     if lecture:
-        write_deck(out / "lecture.html", "Why attention divides by √dₖ: a lecture", lecture)
+        frame = yaml.safe_load(LECTURE.read_text(encoding="utf-8"))
+        opening = [(f'<h1 class="deck-title">{_text(frame["title"])}</h1><p class="deck-subtitle">'
+                    f'{_text(frame["subtitle"])}</p>', _text(frame["title_notes"])),
+                   frame_slide(frame["anchor"], out)]
+        write_deck(out / "lecture.html", frame["title"], opening + lecture + [frame_slide(frame["closing"], out)])
+
+
+LECTURE = ROOT / "book" / "lecture.yml"
+GLUE_IN_TEXT = re.compile(r"\{glue:text\}`([\w]+)::(\w+)`")
+
+
+def _text(text: str) -> str:
+    """Escaped plain text, with {glue:text}`chapter::name` replaced by the value the notebook glued."""
+
+    def paste(match: re.Match) -> str:
+        values = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{match.group(1)}.ipynb"))}
+        return values[match.group(2)]
+
+    return html.escape(GLUE_IN_TEXT.sub(paste, text))
+
+
+def frame_slide(spec: dict, out: Path) -> tuple[str, str]:
+    """A slide of the lecture's frame: a heading, a glued figure, optional points."""
+    figure = ROOT / "book" / "_generated" / f"{spec['figure']}.png"
+    body = f"<h2>{_text(spec['heading'])}</h2>"
+    if figure.is_file():
+        shutil.copy(figure, out / figure.name)
+        body += f'<img class="frame-figure" src="{figure.name}" alt="{_text(spec["alt"])}">'
+    if spec.get("points"):
+        body += "<ul>" + "".join(f"<li>{_text(p)}</li>" for p in spec["points"]) + "</ul>"
+    return body, _text(spec["notes"])
 
 
 def setup(app):

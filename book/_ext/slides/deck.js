@@ -27,14 +27,25 @@ window.addEventListener("load", async () => {  // MathJax is deferred: wait for 
     while (true) {
       inner.appendChild(current);
       current.style.cssText = `display:block; position:static; width:${WIDTH}px; height:auto; transform:none;`;
-      if (!tooTall(current) || blocks(current).length < 2) {
+      const single = blocks(current);
+      const splittable = single.length > 1 || (single.length === 1 && single[0].matches("ul, ol") && single[0].children.length > 1);
+      if (!tooTall(current) || !splittable) {
         current.removeAttribute("style");
         break;
       }
       const next = document.createElement("section");
       next.className = "continued";
+      const notes = current.querySelector("aside.notes");
+      if (notes) next.appendChild(notes.cloneNode(true));  // the speaker keeps their notes
       while (tooTall(current) && blocks(current).length > 1) {
         next.prepend(blocks(current).pop());
+      }
+      // a list alone and too tall: its trailing items continue on the next slide
+      const last = blocks(current).pop();
+      if (tooTall(current) && last && last.matches("ul, ol") && last.children.length > 1) {
+        const rest = document.createElement(last.tagName);
+        while (tooTall(current) && last.children.length > 1) rest.prepend(last.lastElementChild);
+        next.prepend(rest);
       }
       current.removeAttribute("style");
       slides.appendChild(current);
