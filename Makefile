@@ -48,12 +48,15 @@ book: setup
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
-# Chromium for the browser tests, from the system's packages where we may install them.
+# Chromium for the browser tests, and a CJK font for the Chinese edition's pages, from the
+# system's packages where we may install them (without the recommended extras: Debian's
+# chromium would otherwise pull in samba, cups and avahi).
 browser:
-	@if command -v chromium >/dev/null; then :; \
+	@if command -v chromium >/dev/null && fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "Installing Chromium (apt-get) for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		echo "Installing Chromium and fonts-noto-cjk (apt-get) for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			chromium fonts-noto-cjk >/dev/null; \
 	else echo "No Chromium and no way to install it here: the browser tests will be skipped"; fi
 
 # Strict nbval at this machine's defaults (inside pytest), then once more at a
@@ -61,24 +64,24 @@ browser:
 # path, ATen's kernels and the thread count (tools/portability.py, CONTRIBUTING.md).
 test: setup browser
 	$(BIN)/python -m pytest
-	$(BIN)/python tools/portability.py --points ci-second
+	$(BIN)/python -m tools.portability --points ci-second
 
 tidy: setup
-	$(BIN)/python tools/tidy.py
+	$(BIN)/python -m tools.tidy
 
 portability: setup
-	$(BIN)/python tools/portability.py
+	$(BIN)/python -m tools.portability
 
 execute: setup
 	$(CPU_ONLY) $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
 
 bench: setup
-	$(CPU_ONLY) $(BIN)/python tools/bench.py $(NOTEBOOKS)
+	$(CPU_ONLY) $(BIN)/python -m tools.bench
 
 # On an accelerator: run every notebook there; asserts decide (outputs are not compared).
 gpu-check: setup
-	$(BIN)/python tools/run_notebooks.py $(NOTEBOOKS)
+	$(BIN)/python -m tools.run_notebooks
 
 # Slides are part of the site: one deck per chapter and the 90-minute lecture deck,
 # rendered by the book's own build (book/_ext/book_slides.py).

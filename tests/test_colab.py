@@ -17,14 +17,11 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from colab_cell import first_code_cell, setup_cell_source  # noqa: E402
+from tools.colab_cell import first_code_cell, setup_cell_source
+from tools.notebook_format import ROOT, chapter_notebooks
 
-
-def test_every_notebook_starts_with_the_colab_setup_cell():
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "colab_cell.py"), "--check"], capture_output=True, text=True)
-    assert result.returncode == 0, f"run `python tools/colab_cell.py --write`:\n{result.stdout}"
+# That every notebook starts with the current setup cell is checked with the rest of
+# `make tidy` (tests/test_tidy_and_claims.py).
 
 
 def test_setup_cell_targets_the_configured_repository():
@@ -54,7 +51,7 @@ def test_notebook_runs_in_a_simulated_colab(tmp_path, monkeypatch):
          "display_name": "simulated Colab", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
 
-    path = sorted((ROOT / "notebooks").glob("*.ipynb"))[0]
+    path = chapter_notebooks()[0]
     notebook = nbformat.read(path, as_version=4)
     setup = first_code_cell(notebook)
     setup.source = setup_cell_source(target=str(ROOT))

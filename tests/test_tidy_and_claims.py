@@ -19,7 +19,7 @@ ARTICLE_CLAIMS = {"1": 5, "2": 3, "3": 4, "4": 3, "5": 4, "6": 2, "7": 7}
 
 
 def test_tidy_has_nothing_to_do():
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "tidy.py"), "--check"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "tools.tidy", "--check"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, f"run `make tidy`:\n{result.stdout}"
 
 

@@ -25,12 +25,16 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
 COLAB_MARKER = "# Colab only:"
 FOLD_TAGS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
+# A local kernel says at start that it talks over TCP without encryption; in our tools' output that is noise.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 __all__ = [
     "COLAB_MARKER",
     "FOLD_TAGS",
     "GLUE_PREFIX",
     "Glued",
+    "NOTEBOOK_DIR",
+    "QUIET_KERNEL",
     "ROOT",
     "chapter_notebooks",
     "count_words",

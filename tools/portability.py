@@ -1,8 +1,8 @@
 """Run the notebooks at several points of a portability matrix, on this one machine.
 
     make portability                                  # every point, every notebook
-    python tools/portability.py --points default,mkl-compatible notebooks/06_*.ipynb
-    python tools/portability.py --points ci-second    # the second point that `make test` runs
+    python -m tools.portability --points default,mkl-compatible notebooks/06_*.ipynb
+    python -m tools.portability --points ci-second    # the second point that `make test` runs
 
 Readers' machines differ in ways that change the last bits of a float32 result:
 the CPU kernels ATen picks (``ATEN_CPU_CAPABILITY``), the code path MKL picks
@@ -28,8 +28,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from notebook_format import ROOT, chapter_notebooks  # noqa: E402
+from tools.notebook_format import ROOT, chapter_notebooks
 
 MAIN_PYTHON = ROOT / ".venv" / "bin" / "python"
 NEXT_VENV = ROOT / ".venv-torch-next"

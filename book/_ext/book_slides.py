@@ -34,8 +34,8 @@ from docutils import nodes
 import yaml
 from jinja2 import Template
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
+from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
 from site_tweaks import plain_title  # noqa: E402  (book/_ext is on the path: Sphinx loads us from there)
 
 HERE = Path(__file__).resolve().parent / "slides"
