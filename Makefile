@@ -12,7 +12,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench gpu-check slides lab clean help tidy portability
+.PHONY: book test setup browser execute bench gpu-check slides lecture lab clean help tidy portability
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
@@ -22,6 +22,7 @@ help:
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
 	@echo "make slides   build the site with its reveal.js decks (_build/html/slides, offline)"
+	@echo "make lecture  the lecture kit: deck, cheat sheet and quiz PDFs (_build/lecture)"
 	@echo "make tidy     rewrite what is derived: folds of plumbing cells, verdict boxes, the claims ledger page"
 	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
 
@@ -87,6 +88,12 @@ gpu-check: setup
 # rendered by the book's own build (book/_ext/book_slides.py).
 slides: book
 	@echo "Slides: $(CURDIR)/_build/html/slides/ (lecture.html: the 90-minute lecture)"
+
+# The lecture kit, offline: the deck (part of the site), the cheat sheet and the quiz as PDFs.
+lecture: book browser
+	$(BIN)/python -m tools.print_pdf
+	@echo "Lecture deck: $(CURDIR)/_build/html/slides/lecture.html"
+	@echo "Quiz (with folded answers): $(CURDIR)/_build/html/book/quiz.html"
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)

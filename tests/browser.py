@@ -3,44 +3,14 @@ record every problem a reader would meet (failed loads, HTTP errors, console err
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.server
 import re
-import threading
 from pathlib import Path
+
+from tools.browser import CHROMIUM_FLAGS, serve  # noqa: F401  (re-exported for the tests)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-
-
-@contextlib.contextmanager
-def serve(directory: Path):
-    """Serve ``directory`` on the loopback interface, as a reader's browser would load it; yields the URL."""
-    handler = functools.partial(QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 AXE = ROOT / "tests" / "_vendor" / "axe-core" / "axe.min.js"
 def tick_label_px() -> float:
     """The CSS-pixel height of a tick label in a figure shown at its natural size."""
