@@ -7,6 +7,8 @@ import random
 
 import torch
 
+from helpers import _validate as check
+
 __all__ = ["get_device", "seed_everything"]
 
 
@@ -44,10 +46,7 @@ def get_device() -> torch.device:
 
 def seed_everything(seed: int) -> None:
     """Seed Python's, NumPy's (when installed) and torch's generators (all devices)."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    if not 0 <= seed < 2**32:
-        raise ValueError(f"seed must be in [0, 2**32), got {seed}")
+    seed = check.seed("seed", seed)
     random.seed(seed)
     try:
         import numpy

@@ -34,13 +34,13 @@ so when none is given, and raises ``ValueError`` when the given ``d_k``,
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 from torch import Tensor
 
-from helpers._validate import positive_int
+from helpers import _validate as check
 
 __all__ = [
     "AttentionDiagnosis",
@@ -118,20 +118,13 @@ def implied_logit_scale(weights: Tensor, scores: Tensor) -> float:
     Returns:
         The fitted scale as a float; ``nan`` if no row has two usable weights.
     """
-    for name, tensor in (("weights", weights), ("scores", scores)):
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
-        if not tensor.is_floating_point():
-            raise TypeError(f"{name} must be a floating-point tensor, got dtype {tensor.dtype}")
-    if weights.shape != scores.shape or weights.dim() < 1:
-        raise ValueError(
-            f"weights and scores must have one shape (..., L, S), got {tuple(weights.shape)} and {tuple(scores.shape)}"
-        )
+    check.float_tensor("weights", weights, 1)
+    check.float_tensor("scores", scores)
+    check.shape("scores", scores, tuple(weights.shape), "(..., L, S) of weights")
+    check.finite_nonnegative("weights", weights)
     # float64 on the CPU: the logs of tiny weights need the range, and MPS has no float64
     p = weights.detach().to("cpu", torch.float64)
     s = scores.detach().to("cpu", torch.float64)
-    if (p < 0).any() or not p.isfinite().all():
-        raise ValueError("weights must be finite and non-negative")
     p = p / p.sum(dim=-1, keepdim=True)
     top = p.argmax(dim=-1, keepdim=True)
     usable = p > _TINY
@@ -176,26 +169,33 @@ def probe_length(d_k: int, rel_tol: float = 0.1) -> int:
         ValueError: if ``d_k`` is too close to 1 for a missing scale to be told
             from the right one, or no candidate length separates the cases.
     """
-    d_k = positive_int("d_k", d_k)
-    rel_tol = _check_rel_tol(rel_tol)
+    d_k = check.positive_int("d_k", d_k)
+    rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
+    return _separating_length(d_k, None, rel_tol)
+
+
+def _separating_length(d_k: int, seq_len: int | None, rel_tol: float) -> int:
+    """``seq_len`` (or, if None, the first candidate length) if it separates the cases at ``d_k``; else ValueError."""
     if not _distinct(1.0 / math.sqrt(d_k), 1.0, rel_tol):
         raise ValueError(
             f"d_k = {d_k} is too small for rel_tol = {rel_tol}: 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} is within "
             f"2*rel_tol of 1, so a missing scale cannot be told from the right one"
         )
-    for seq_len in _SEQ_LEN_CANDIDATES:
-        if _separates(d_k, seq_len, rel_tol):
-            return seq_len
-    raise ValueError(
-        f"no probe length separates the value-width scale from 1/sqrt(d_k) and from 1 at d_k = {d_k} "
-        f"with rel_tol = {rel_tol}: lower rel_tol"
-    )
-
-
-def _check_rel_tol(rel_tol: object) -> float:
-    if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or not 0 < rel_tol < 1:
-        raise ValueError(f"rel_tol must be a number in (0, 1), got {rel_tol!r}")
-    return float(rel_tol)
+    candidate = next((n for n in _SEQ_LEN_CANDIDATES if _separates(d_k, n, rel_tol)), None)
+    if candidate is None:
+        raise ValueError(
+            f"no probe length separates the value-width scale from 1/sqrt(d_k) and from 1 at d_k = {d_k} "
+            f"with rel_tol = {rel_tol}: lower rel_tol"
+        )
+    if seq_len is None:
+        return candidate
+    if not _separates(d_k, seq_len, rel_tol):
+        raise ValueError(
+            f"seq_len = {seq_len} cannot separate the cases at d_k = {d_k}: the value width is seq_len, and "
+            f"1/sqrt(seq_len) = {1 / math.sqrt(seq_len):.3g} must differ from 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} "
+            f"and from 1 by more than 2*rel_tol; try seq_len={candidate} or leave it None"
+        )
+    return seq_len
 
 
 def diagnose_attention(
@@ -235,24 +235,14 @@ def diagnose_attention(
         ValueError: if ``d_k``, ``seq_len`` and ``rel_tol`` leave two of the
             cases too close to tell apart (the message names the argument).
     """
-    if not callable(attention):
-        raise TypeError(f"attention must be callable, got {type(attention).__name__}")
-    d_k = positive_int("d_k", d_k)
-    batch = positive_int("batch", batch)
-    rel_tol = _check_rel_tol(rel_tol)
-    if seq_len is None:
-        seq_len = probe_length(d_k, rel_tol)
-    else:
-        seq_len = positive_int("seq_len", seq_len)
-        if seq_len < 2:
-            raise ValueError(f"seq_len must be >= 2 (a softmax over one key says nothing), got {seq_len}")
-        probe_length(d_k, rel_tol)  # d_k itself must be separable
-        if not _separates(d_k, seq_len, rel_tol):
-            raise ValueError(
-                f"seq_len = {seq_len} cannot separate the cases at d_k = {d_k}: the value width is seq_len, and "
-                f"1/sqrt(seq_len) = {1 / math.sqrt(seq_len):.3g} must differ from 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} "
-                f"and from 1 by more than 2*rel_tol; try seq_len={probe_length(d_k, rel_tol)} or leave it None"
-            )
+    check.function("attention", attention)
+    d_k = check.positive_int("d_k", d_k)
+    batch = check.positive_int("batch", batch)
+    seed = check.seed("seed", seed)
+    rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
+    if seq_len is not None:
+        seq_len = check.integer("seq_len", seq_len, 2, why=" (a softmax over one key says nothing)")
+    seq_len = _separating_length(d_k, seq_len, rel_tol)
     device = torch.device("cpu") if device is None else torch.device(device)
 
     generator = torch.Generator().manual_seed(seed)
@@ -260,10 +250,15 @@ def diagnose_attention(
     value = torch.eye(seq_len, device=device).expand(batch, seq_len, seq_len)
     result = attention(query, key, value)
     weights = result[0] if isinstance(result, tuple) else result
-    if not isinstance(weights, Tensor) or weights.shape != (batch, seq_len, seq_len):
+    # what the function under test returned, rather than an argument: checked here, where the probe knows its shape
+    if not isinstance(weights, Tensor):
+        raise TypeError(
+            f"attention must return a tensor (or a tuple that starts with one), got {type(weights).__name__}"
+        )
+    if weights.shape != (batch, seq_len, seq_len):
         raise ValueError(
             f"attention must return an output of shape {(batch, seq_len, seq_len)} (with the identity as values), "
-            f"got {getattr(weights, 'shape', type(weights).__name__)}"
+            f"got {weights.shape}"
         )
     weights = weights.detach().to("cpu", torch.float64)
     scores = (query @ key.transpose(-2, -1)).to("cpu", torch.float64)

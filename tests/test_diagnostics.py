@@ -14,10 +14,10 @@ from helpers import (
     buggy_attention_no_scale,
     buggy_attention_scale_after_softmax,
     diagnose_attention,
-    implied_logit_scale,
     scaled_dot_product_attention,
 )
 from helpers import diagnostics
+from helpers.diagnostics import implied_logit_scale
 
 
 def value_width_attention(query, key, value):

@@ -8,20 +8,16 @@ import pytest
 import torch
 
 from helpers import (
-    RecallBatch,
     RecallModel,
-    RunsHistory,
     TrainHistory,
     attention_logits,
-    init_recall_runs,
-    recall_batch,
     scaled_dot_product_attention,
     steps_to_accuracy,
     train,
     train_recall,
     train_recall_runs,
 )
-from helpers.training import _StackedAdam, _StackedSGD
+from helpers.training import RecallBatch, RunsHistory, _StackedAdam, _StackedSGD, init_recall_runs, recall_batch
 
 
 @pytest.fixture(autouse=True)
