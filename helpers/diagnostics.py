@@ -24,11 +24,11 @@ The entropy of the rows against its maximum ``log(S)`` and the mean largest
 weight are reported too, as the human-readable face of the same fact.
 
 The three candidate scales ``1``, ``1 / sqrt(d_k)`` and ``1 / sqrt(seq_len)``
-(and the row sums ``1`` and ``1 / sqrt(d_k)``) can only be told apart if they
-differ by more than the tolerance on both sides: the probe requires every pair
-``a > b`` to satisfy ``a - b > 2 * rel_tol * a``, chooses a ``seq_len`` that does
-so when none is given, and raises ``ValueError`` when the given ``d_k``,
-``seq_len`` or ``rel_tol`` cannot.
+(and the row sums ``1`` and ``1 / sqrt(d_k)``) can only be told apart if their
+tolerance bands do not overlap, ``a - b > rel_tol * (a + b)`` for every pair
+``a > b``. The probe asks for that with margin, ``a - b > 2 * rel_tol * a``,
+chooses a ``seq_len`` that satisfies it when none is given, and raises
+``ValueError`` when the given ``d_k``, ``seq_len`` or ``rel_tol`` cannot.
 """
 
 from __future__ import annotations
@@ -141,7 +141,13 @@ def _close(a: float, b: float, rel: float) -> bool:
 
 
 def _distinct(a: float, b: float, rel: float) -> bool:
-    """True if no value within ``rel`` of one is also within ``rel`` of the other."""
+    """True if ``a`` and ``b`` lie more than ``2 * rel * max(|a|, |b|)`` apart.
+
+    That is enough, with margin, for no value within ``rel`` (relative) of one
+    to be within ``rel`` of the other: the exact condition,
+    ``|a - b| > rel * (|a| + |b|)``, is weaker, so a few pairs that could be
+    told apart are refused.
+    """
     return abs(a - b) > 2 * rel * max(abs(a), abs(b))
 
 
