@@ -12,6 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
 AXE = ROOT / "tests" / "_vendor" / "axe-core" / "axe.min.js"
+
+
 def tick_label_px() -> float:
     """The CSS-pixel height of a tick label in a figure shown at its natural size."""
     import helpers.style as style

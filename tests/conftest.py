@@ -15,6 +15,8 @@ from tests.browser import CHROMIUM_FLAGS, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
+
+
 @pytest.fixture(autouse=True, scope="session")
 def one_thread_for_unit_tests():
     """Tiny tensors run fastest on one thread, and never wait for a busy second core.

@@ -35,8 +35,14 @@ def test_notebook_runs_in_a_simulated_colab(tmp_path, monkeypatch):
     venv = tmp_path / "colab"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     # torch, matplotlib, ipykernel from the book's environment, as Colab has its own;
     # a path added by a .pth line does not run that directory's own .pth files, so the
     # editable install of helpers stays invisible.
@@ -46,17 +52,26 @@ def test_notebook_runs_in_a_simulated_colab(tmp_path, monkeypatch):
 
     kernels = tmp_path / "jupyter" / "kernels" / "colab-sim"
     kernels.mkdir(parents=True)
-    (kernels / "kernel.json").write_text(json.dumps(
-        {"argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-         "display_name": "simulated Colab", "language": "python"}))
+    (kernels / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "simulated Colab",
+                "language": "python",
+            }
+        )
+    )
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
 
     path = chapter_notebooks()[0]
     notebook = nbformat.read(path, as_version=4)
     setup = first_code_cell(notebook)
     setup.source = setup_cell_source(target=str(ROOT))
-    fake_colab = nbformat.v4.new_code_cell('import sys, types\nsys.modules["google.colab"] = types.ModuleType("google.colab")')
+    fake_colab = nbformat.v4.new_code_cell(
+        'import sys, types\nsys.modules["google.colab"] = types.ModuleType("google.colab")'
+    )
     notebook.cells.insert(notebook.cells.index(setup), fake_colab)
-    NotebookClient(notebook, timeout=600, kernel_name="colab-sim",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        notebook, timeout=600, kernel_name="colab-sim", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     assert subprocess.run([python, "-c", "import helpers"], cwd=tmp_path).returncode == 0

@@ -5,18 +5,18 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 import torch
 import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import (
     buggy_attention_no_scale,
     buggy_attention_scale_after_softmax,
     diagnose_attention,
+    diagnostics,
     scaled_dot_product_attention,
 )
-from helpers import diagnostics
 from helpers.diagnostics import implied_logit_scale
 
 

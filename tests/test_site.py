@@ -10,8 +10,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tools.notebook_format import NOTEBOOK_DIR, toc_files
 from tests.browser import ROOT, SCREENSHOTS, VIEWPORTS, axe_violations, load, new_context, tick_label_px
+from tools.notebook_format import NOTEBOOK_DIR, toc_files
 
 
 class ResourceParser(HTMLParser):
@@ -129,7 +129,8 @@ PAGE_REPORT = r"""() => {
     while (walker.nextNode()) {
         const node = walker.currentNode;
         if (node.parentElement.closest('pre, code, script, style, mjx-container, .highlight')) continue;
-        if (/\\\(|\\\)|\\\[|\\\]|\$\$|\\sqrt|\\frac/.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 80));
+        const tex = /\\\(|\\\)|\\\[|\\\]|\$\$|\\sqrt|\\frac/;
+        if (tex.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 80));
     }
     const displays = [...document.querySelectorAll('mjx-container[display="true"]')].map(c => {
         const box = c.getBoundingClientRect();
@@ -143,11 +144,13 @@ PAGE_REPORT = r"""() => {
     });
     const figures = [...document.querySelectorAll('.cell_output img, figure img')]
         .filter(i => i.naturalWidth > 200)
-        .map(i => ({src: i.src.split('/').pop().slice(0, 40), scale: i.getBoundingClientRect().width / i.naturalWidth}));
+        .map(i => ({src: i.src.split('/').pop().slice(0, 40),
+                    scale: i.getBoundingClientRect().width / i.naturalWidth}));
     return {
         typeset: document.querySelectorAll('mjx-container').length,
         sidebarMath: document.querySelectorAll('.bd-sidebar-primary span.math, nav span.math').length,
-        sidebarTypeset: document.querySelectorAll('.bd-sidebar-primary span.math mjx-container, nav span.math mjx-container').length,
+        sidebarTypeset: document.querySelectorAll(
+            '.bd-sidebar-primary span.math mjx-container, nav span.math mjx-container').length,
         raw: raw,
         brokenImages: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
         displays: displays,
@@ -189,7 +192,9 @@ def test_pages_in_a_real_browser(browser, site_url, pages, built_site, viewport)
                 problems.append(f"{path}: equation label overlaps its equation: {display['text']}")
         for figure in report["figures"]:
             if figure["scale"] * tick_label_px() < 9:
-                problems.append(f"{path}: figure {figure['src']} shrunk to {figure['scale']:.2f}: tick labels under 9 px")
+                problems.append(
+                    f"{path}: figure {figure['src']} shrunk to {figure['scale']:.2f}: tick labels under 9 px"
+                )
     context.close()
     assert not problems, "\n".join(problems)
 
@@ -272,7 +277,9 @@ def test_dark_mode(browser, site_url, pages, built_site, viewport):
                 page.screenshot(path=str(SCREENSHOTS / f"{page_file.stem}.{viewport}.{mode}.full.png"), full_page=True)
             if mode == "dark":
                 corners = page.evaluate(FIGURE_CORNERS)
-                problems += [f"{path}: figure background {c} is not opaque white" for c in corners if c != [255, 255, 255, 255]]
+                problems += [
+                    f"{path}: figure background {c} is not opaque white" for c in corners if c != [255, 255, 255, 255]
+                ]
                 problems += [f"{path}: axe (dark) {v}" for v in axe_violations(page)]
             page.close()
         context.close()

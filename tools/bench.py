@@ -24,8 +24,13 @@ FLOOR_SOURCE = "import torch\nimport matplotlib.pyplot as plt\nimport helpers"
 
 def run_seconds(notebook: nbformat.NotebookNode, cwd: Path) -> float:
     start = time.perf_counter()
-    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(cwd)}},
-                   extra_arguments=QUIET_KERNEL).execute()
+    NotebookClient(
+        notebook,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(cwd)}},
+        extra_arguments=QUIET_KERNEL,
+    ).execute()
     return time.perf_counter() - start
 
 

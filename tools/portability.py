@@ -58,8 +58,11 @@ POINTS = [
     Point("aten-avx2", {"ATEN_CPU_CAPABILITY": "avx2"}, what="ATen's AVX2 kernels"),
     Point("aten-avx512", {"ATEN_CPU_CAPABILITY": "avx512"}, what="ATen's AVX-512 kernels (where the CPU has them)"),
     Point("mkl-compatible", {"MKL_CBWR": "COMPATIBLE"}, what="MKL's most portable matrix-product path"),
-    Point("ci-second", {**ONE_THREAD, "MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"},
-          what="the second point of `make test`: MKL portable path, scalar ATen kernels, one thread"),
+    Point(
+        "ci-second",
+        {**ONE_THREAD, "MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"},
+        what="the second point of `make test`: MKL portable path, scalar ATen kernels, one thread",
+    ),
     Point("torch-next", {}, python=NEXT_VENV / "bin" / "python", what=f"{NEXT_TORCH} (CUDA build, on the CPU)"),
 ]
 
@@ -70,7 +73,8 @@ def ensure_next_venv() -> None:
     if python.is_file():
         return
     requirements = [
-        line for line in (ROOT / "requirements.txt").read_text().splitlines()
+        line
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.lstrip().startswith("#") and not line.startswith("torch==")
     ]
     print(f"creating {NEXT_VENV.name} with {NEXT_TORCH} (several GB, once)", flush=True)
@@ -102,8 +106,16 @@ def run_point(point: Point, notebooks: list[Path]) -> dict[str, Result]:
     results = {path.name: Result() for path in notebooks}
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "junit.xml"
-        command = [str(point.python), "-m", "pytest", "-q", "-p", "no:randomly", f"--junitxml={report}",
-                   *[str(p.relative_to(ROOT)) for p in notebooks]]
+        command = [
+            str(point.python),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:randomly",
+            f"--junitxml={report}",
+            *[str(p.relative_to(ROOT)) for p in notebooks],
+        ]
         subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
         if not report.is_file():
             raise RuntimeError(f"{point.name}: pytest wrote no report")
@@ -151,15 +163,21 @@ def main() -> int:
         table[point.name] = run_point(point, notebooks)
         bad = [n for n, r in table[point.name].items() if r.raised or r.differ or r.cells == 0]
         failed |= bool(bad)
-        print(f"{point.name:16} {time.perf_counter() - start:6.0f} s  {'FAIL: ' + ', '.join(bad) if bad else 'all ok'}",
-              flush=True)
+        print(
+            f"{point.name:16} {time.perf_counter() - start:6.0f} s  {'FAIL: ' + ', '.join(bad) if bad else 'all ok'}",
+            flush=True,
+        )
 
-    lines = ["| notebook | " + " | ".join(p.name for p in points) + " |",
-             "|---|" + "---|" * len(points)]
+    lines = ["| notebook | " + " | ".join(p.name for p in points) + " |", "|---|" + "---|" * len(points)]
     for path in notebooks:
         lines.append(f"| {path.name} | " + " | ".join(str(table[p.name][path.name]) for p in points) + " |")
-    lines += ["", "Points: " + "; ".join(f"`{p.name}`: {p.what} ({' '.join(f'{k}={v}' for k, v in p.env.items()) or 'no variables'})"
-                                        for p in points)]
+    lines += [
+        "",
+        "Points: "
+        + "; ".join(
+            f"`{p.name}`: {p.what} ({' '.join(f'{k}={v}' for k, v in p.env.items()) or 'no variables'})" for p in points
+        ),
+    ]
     text = "\n".join(lines)
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(text + "\n", encoding="utf-8")

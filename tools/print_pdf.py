@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-from pathlib import Path
 
 from tools.browser import CHROMIUM_FLAGS, serve
 from tools.notebook_format import ROOT
@@ -48,8 +47,12 @@ def main() -> int:
             if open_answers:
                 page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
             page.emulate_media(media="print")
-            page.pdf(path=str(OUT / pdf), format="A4", print_background=True,
-                     margin={"top": "12mm", "bottom": "12mm", "left": "12mm", "right": "12mm"})
+            page.pdf(
+                path=str(OUT / pdf),
+                format="A4",
+                print_background=True,
+                margin={"top": "12mm", "bottom": "12mm", "left": "12mm", "right": "12mm"},
+            )
             page.close()
             print(f"print_pdf: {OUT / pdf}")
         browser.close()

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 from tools.notebook_format import QUIET_KERNEL, chapter_notebooks
-from nbclient.exceptions import CellExecutionError
 
 
 def main() -> int:
@@ -35,8 +35,13 @@ def main() -> int:
     for path in args.notebooks:
         notebook = nbformat.read(path, as_version=4)
         start = time.perf_counter()
-        client = NotebookClient(notebook, timeout=900, kernel_name="python3",
-                                resources={"metadata": {"path": str(path.parent)}}, extra_arguments=QUIET_KERNEL)
+        client = NotebookClient(
+            notebook,
+            timeout=900,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+            extra_arguments=QUIET_KERNEL,
+        )
         try:
             client.execute()
             status = "ok"

@@ -40,7 +40,7 @@ def expected_types(notebook: nbformat.NotebookNode) -> list[str]:
 def set_slide_types(notebook: nbformat.NotebookNode) -> bool:
     """Give every cell the rule's slide type; True if any changed (metadata only)."""
     changed = False
-    for cell, expected in zip(notebook.cells, expected_types(notebook)):
+    for cell, expected in zip(notebook.cells, expected_types(notebook), strict=True):
         if cell.metadata.get("slideshow", {}).get("slide_type") != expected:
             cell.metadata.setdefault("slideshow", {})["slide_type"] = expected
             changed = True

@@ -51,6 +51,13 @@ def load_ledger() -> dict[str, dict[str, str]]:
     return yaml.safe_load(LEDGER.read_text(encoding="utf-8"))
 
 
+def cross_page_glue(match: re.Match[str], chapter: str) -> str:
+    """``{glue:text}`key``` of a chapter, as the ledger page must write it (myst-nb reads
+    ``path::key:format`` there, so a key without a format gets ``:s``)."""
+    role, key = match.group(1) or "", match.group(2)
+    return f"{{glue{role}}}`../notebooks/{chapter}.ipynb::{key if ':' in key else key + ':s'}`"
+
+
 def verdict_box(claim_id: str, entry: dict[str, str]) -> str:
     return (
         f":::{{admonition}} Claim {claim_id}: {entry['verdict']}\n"
@@ -71,7 +78,8 @@ def ledger_page(ledger: dict[str, dict[str, str]]) -> str:
         "The book follows a Chinese-language blog article on the $\\sqrt{d_k}$ scale and treats each of its "
         f"{len(ledger)} claims as a hypothesis. Each line below gives the claim in the book's words, the verdict, "
         "the deciding measurement or source, and the section that tests it. "
-        + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
+        + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        + ".",
         "",
     ]
     for number, title in SECTIONS.items():
@@ -80,10 +88,7 @@ def ledger_page(ledger: dict[str, dict[str, str]]) -> str:
             continue
         lines += [f"## {number}. {title}", ""]
         for claim_id, entry in entries:
-            reason = GLUE_ROLE.sub(
-                lambda m: f"{{glue{m.group(1) or ''}}}`../notebooks/{entry['chapter']}.ipynb::{m.group(2)}`",
-                entry["reason"],
-            )
+            reason = GLUE_ROLE.sub(lambda m, chapter=entry["chapter"]: cross_page_glue(m, chapter), entry["reason"])
             lines += [
                 f"**{claim_id}, {entry['verdict']}.** {entry['claim']}",
                 "",

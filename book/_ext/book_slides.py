@@ -30,13 +30,14 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docutils import nodes
 import yaml
+from docutils import nodes
 from jinja2 import Template
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
-from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
 from site_tweaks import plain_title  # noqa: E402  (book/_ext is on the path: Sphinx loads us from there)
+
+from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "slides"
 REVEAL = ROOT / "book" / "_vendor_slides" / "reveal.js"
@@ -46,6 +47,7 @@ LECTURE_TAG = "lecture"
 
 
 # --- 1. A marker at the start of every markdown cell ---------------------------------------
+
 
 def _install_cell_markers() -> None:
     from myst_nb.core.render import MditRenderMixin
@@ -63,6 +65,7 @@ def _install_cell_markers() -> None:
 
 
 # --- 2. The blocks of each cell, from the resolved doctree ---------------------------------
+
 
 @dataclass
 class Block:
@@ -87,9 +90,9 @@ def cell_blocks(doctree: nodes.document) -> list[Block]:
                 blocks.append(Block(current, "title", child, level))
             elif isinstance(child, nodes.container) and child.get("nb_element") == "cell_code":
                 blocks.append(Block(child["cell_index"], "code", child))
-            elif isinstance(child, (nodes.target, nodes.comment, nodes.substitution_definition)):
-                continue
-            elif _never_on_slides(child):
+            elif isinstance(child, (nodes.target, nodes.comment, nodes.substitution_definition)) or _never_on_slides(
+                child
+            ):
                 continue
             else:
                 blocks.append(Block(current, "body", child))
@@ -106,6 +109,7 @@ def _never_on_slides(node: nodes.Node) -> bool:
 
 
 # --- 3. Rendering ----------------------------------------------------------------------------
+
 
 def render(builder, node: nodes.Node, page: str) -> str:
     """HTML for one node, written by the same translator that writes the page.
@@ -200,6 +204,7 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
 # Each chapter's slides are kept as JSON beside the decks, so that an incremental build,
 # which writes only the pages that changed, still assembles the lecture from every chapter.
 
+
 def collect(app, pagename, templatename, context, doctree):
     if app.builder.format != "html" or doctree is None or not pagename.startswith("notebooks/"):
         return
@@ -238,9 +243,14 @@ def write_decks(app, exception):
         lecture += [("\n".join(s.lecture_blocks), s.notes) for s in slides if s.lecture]
     if lecture:
         frame = yaml.safe_load(LECTURE.read_text(encoding="utf-8"))
-        opening = [(f'<h1 class="deck-title">{_text(frame["title"])}</h1><p class="deck-subtitle">'
-                    f'{_text(frame["subtitle"])}</p>', _text(frame["title_notes"])),
-                   frame_slide(frame["anchor"], out)]
+        opening = [
+            (
+                f'<h1 class="deck-title">{_text(frame["title"])}</h1><p class="deck-subtitle">'
+                f"{_text(frame['subtitle'])}</p>",
+                _text(frame["title_notes"]),
+            ),
+            frame_slide(frame["anchor"], out),
+        ]
         write_deck(out / "lecture.html", frame["title"], opening + lecture + [frame_slide(frame["closing"], out)])
 
 
