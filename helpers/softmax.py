@@ -61,9 +61,14 @@ def naive_softmax(logits: Tensor) -> Tensor:
     """FOR DEMONSTRATION: ``exp(z) / sum(exp(z))`` over the last dimension, as written on paper.
 
     No library computes it this way: without subtracting the row maximum first,
-    ``exp`` overflows to ``inf`` for large logits (above about 11 in float16 and
-    88.7 in float32) and the row becomes ``NaN``. The book uses it to show when
-    that happens; ``torch.softmax`` and ``helpers.online_softmax`` never overflow.
+    it breaks in two ways once the row's log-sum-exp passes ln of the dtype's
+    largest number (about 11.09 in float16, 88.72 in float32). An ``exp``
+    overflows to ``inf`` and the row becomes ``NaN``; or every ``exp`` fits but
+    their sum overflows, and the row comes back as all zeros: finite, and wrong.
+    The exact boundary is where the sum of the rounded exponentials rounds to
+    ``inf`` (in float16: from 65520). The book uses it to show when that
+    happens; ``torch.softmax`` and ``helpers.online_softmax`` never overflow for
+    finite logits.
 
     Args:
         logits: (..., S) floating-point logits.
