@@ -12,7 +12,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench gpu-check slides lecture lab clean help tidy portability
+.PHONY: book test setup browser execute bench gpu-check slides lecture lab clean help tidy portability locale
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
@@ -23,6 +23,7 @@ help:
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
 	@echo "make slides   build the site with its reveal.js decks (_build/html/slides, offline)"
 	@echo "make lecture  the lecture kit: deck, cheat sheet and quiz PDFs (_build/lecture)"
+	@echo "make locale   refresh the Chinese edition's catalogs (locales/zh_CN) and notebooks after English edits"
 	@echo "make tidy     rewrite what is derived: folds of plumbing cells, verdict boxes, the claims ledger page"
 	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
 
@@ -45,9 +46,16 @@ $(AXE): tools/fetch_vendor.sh
 
 setup: $(INSTALLED) $(MATHJAX) $(REVEAL) $(AXE)
 
+# Both editions: English at the root of the site, Chinese under zh/ (from locales/zh_CN).
 book: setup
 	$(BIN)/jupyter-book build . -W -n --keep-going
-	@echo "The book: $(CURDIR)/_build/html/index.html"
+	$(BIN)/python -m tools.locale --build
+	@echo "The book: $(CURDIR)/_build/html/index.html (中文: $(CURDIR)/_build/html/zh/index.html)"
+
+# After changing English prose: refresh the catalogs (changed messages turn fuzzy,
+# new ones untranslated) and the Chinese notebooks; then translate, and run again.
+locale: setup
+	$(BIN)/python -m tools.locale
 
 # Chromium for the browser tests, and a CJK font for the Chinese edition's pages, from the
 # system's packages where we may install them (without the recommended extras: Debian's

@@ -34,11 +34,13 @@ def built_site() -> Path:
     if os.environ.get("BOOK_SITE_PREBUILT") == "1" and not os.environ.get("CI") and (HTML / "index.html").is_file():
         return HTML
     jupyter_book = Path(sys.executable).parent / "jupyter-book"  # the environment's own copy
-    command = [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    log = result.stdout + result.stderr
-    if result.returncode != 0:
-        pytest.fail(f"jupyter-book build failed (exit {result.returncode}):\n{log[-6000:]}")
+    english = [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
+    chinese = [sys.executable, "-m", "tools.locale", "--build", "--all"]
+    for name, command in (("English", english), ("Chinese", chinese)):
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        if result.returncode != 0:
+            log = result.stdout + result.stderr
+            pytest.fail(f"the {name} edition's build failed (exit {result.returncode}):\n{log[-6000:]}")
     return HTML
 
 
