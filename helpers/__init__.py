@@ -29,6 +29,7 @@ moving_average                         training     5, 6, 7
 diagnose_attention                     diagnostics  7
 the five verdicts (below)              diagnostics  7 (as helpers.diagnostics.X)
 get_device, seed_everything            device       1, 2, 3, 4, 5, 6, 7, 7b
+effective_seed                         device       (tests; make portability's seed-shift point)
 use_book_style, COLORS                 style        1, 2, 3, 4, 5, 6, 7, 7b
 SCALE_COLORS                           style        1, 3, 4, 5, 7, 7b
 SCALE_LABELS                           style        1, 3, 4, 5, 7
@@ -49,7 +50,7 @@ from helpers.attention import (
     scaled_dot_product_attention,
 )
 from helpers.book import glue, table
-from helpers.device import get_device, seed_everything
+from helpers.device import effective_seed, get_device, seed_everything
 from helpers.diagnostics import (
     CORRECT,
     NO_SCALE,
@@ -97,6 +98,7 @@ __all__ = [
     "plot_band",
     "scaled_dot_product_attention",
     "seed_everything",
+    "effective_seed",
     "softmax_backward",
     "softmax_entropy",
     "steps_to_accuracy",

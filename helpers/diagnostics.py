@@ -41,6 +41,7 @@ import torch
 from torch import Tensor
 
 from helpers import _validate as check
+from helpers.device import effective_seed
 
 __all__ = [
     "AttentionDiagnosis",
@@ -251,7 +252,7 @@ def diagnose_attention(
     seq_len = _separating_length(d_k, seq_len, rel_tol)
     device = torch.device("cpu") if device is None else torch.device(device)
 
-    generator = torch.Generator().manual_seed(seed)
+    generator = torch.Generator().manual_seed(effective_seed(seed))
     query, key = torch.randn(2, batch, seq_len, d_k, generator=generator).to(device)
     value = torch.eye(seq_len, device=device).expand(batch, seq_len, seq_len)
     result = attention(query, key, value)

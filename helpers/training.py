@@ -66,6 +66,7 @@ from torch.nn import functional as F
 
 from helpers import _validate as check
 from helpers.attention import scaled_dot_product_attention
+from helpers.device import effective_seed
 
 __all__ = [
     "RecallBatch",
@@ -248,7 +249,7 @@ def train(
     check.positive_ints(steps=steps, batch_size=batch_size, n_pairs=n_pairs)
     n_keys, n_values = model.key_embedding.num_embeddings, model.value_embedding.num_embeddings
     check.at_most("n_pairs", n_pairs, "n_keys", n_keys, "keys are distinct within an example")
-    generator = torch.Generator().manual_seed(check.seed("seed", seed))
+    generator = torch.Generator().manual_seed(effective_seed(seed))
     device = next(model.parameters()).device if device is None else torch.device(device)
     history = TrainHistory()
     for _ in range(steps):
@@ -298,7 +299,7 @@ def train_recall(
     """
     check.one_of("optimizer", optimizer, _OPTIMIZERS)
     check.positive_real("lr", lr)
-    torch.manual_seed(check.seed("seed", seed))
+    torch.manual_seed(effective_seed(seed))
     model = RecallModel(n_keys, n_values, d_model, d_k, scale)
     if device is not None:
         model = model.to(device)
@@ -461,7 +462,7 @@ def _init_recall_runs(
     states = {}
     with torch.random.fork_rng(devices=[]):
         for seed in dict.fromkeys(seeds):  # distinct seeds, in order of appearance
-            torch.manual_seed(seed)
+            torch.manual_seed(effective_seed(seed))
             states[seed] = RecallModel(n_keys, n_values, d_model, d_k).state_dict()
     return {name: torch.stack([states[seed][name] for seed in seeds]).to(device) for name in states[seeds[0]]}
 
@@ -527,7 +528,7 @@ def train_recall_runs(
     factor = factor.to(device).view(-1, 1, 1)
 
     distinct = list(dict.fromkeys(seeds))
-    generators = [torch.Generator().manual_seed(seed) for seed in distinct]
+    generators = [torch.Generator().manual_seed(effective_seed(seed)) for seed in distinct]
     slot = torch.tensor([distinct.index(seed) for seed in seeds], device=device)  # (R,) run -> its seed's batch
     runs = len(seeds)
     record = torch.empty(6, runs, steps, device=device)  # one column per step; no host sync inside the loop

@@ -211,3 +211,22 @@ def test_plot_band_draws_mean_and_min_max():
 def test_every_scale_has_one_label_and_one_colour():
     assert set(helpers.SCALE_LABELS) == set(helpers.SCALE_COLORS)
     assert set(helpers.SCALE_COLORS.values()) <= set(helpers.COLORS.values())
+
+
+def test_seed_offset_shifts_every_stream(monkeypatch):
+    """BOOK_SEED_OFFSET stands in for another machine's random draws (make portability, point seed-shift)."""
+    monkeypatch.delenv("BOOK_SEED_OFFSET", raising=False)
+    helpers.seed_everything(1005)
+    seed_1005 = torch.randn(3)
+    helpers.seed_everything(5)
+    plain = torch.randn(3)
+    monkeypatch.setenv("BOOK_SEED_OFFSET", "1000")
+    assert helpers.effective_seed(5) == 1005 and helpers.effective_seed(2**32 - 1) == 999
+    helpers.seed_everything(5)
+    assert torch.equal(torch.randn(3), seed_1005) and not torch.equal(seed_1005, plain)
+    shifted = helpers.train_recall(seed=1, steps=2)  # with the offset: the run of seed 1001
+    monkeypatch.delenv("BOOK_SEED_OFFSET")
+    assert shifted == helpers.train_recall(seed=1001, steps=2) and shifted != helpers.train_recall(seed=1, steps=2)
+    monkeypatch.setenv("BOOK_SEED_OFFSET", "x")
+    with pytest.raises(ValueError, match="BOOK_SEED_OFFSET"):
+        helpers.seed_everything(1)

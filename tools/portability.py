@@ -48,6 +48,7 @@ class Point:
     env: dict[str, str]
     python: Path = MAIN_PYTHON
     what: str = ""
+    lax: bool = False  # other random draws: outputs differ by design, only the asserts (and glue bands) must hold
 
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -64,6 +65,8 @@ POINTS = [
         what="the second point of `make test`: MKL portable path, scalar ATen kernels, one thread",
     ),
     Point("torch-next", {}, python=NEXT_VENV / "bin" / "python", what=f"{NEXT_TORCH} (CUDA build, on the CPU)"),
+    Point("seed-shift", {"BOOK_SEED_OFFSET": "100003"}, lax=True,
+          what="every seed shifted, as a GPU draws other numbers: asserts and glue bands only"),
 ]
 
 
@@ -98,6 +101,9 @@ class Result:
         if self.differ:
             return f"outputs differ: cells {','.join(map(str, self.differ))}"
         return f"ok {self.seconds:.0f} s"
+
+    def lax(self) -> str:
+        return f"ASSERT/ERROR cells {','.join(map(str, self.raised))}" if self.raised else f"asserts ok {self.seconds:.0f} s"
 
 
 def run_point(point: Point, notebooks: list[Path]) -> dict[str, Result]:
@@ -170,7 +176,8 @@ def main() -> int:
 
     lines = ["| notebook | " + " | ".join(p.name for p in points) + " |", "|---|" + "---|" * len(points)]
     for path in notebooks:
-        lines.append(f"| {path.name} | " + " | ".join(str(table[p.name][path.name]) for p in points) + " |")
+        cells = [table[p.name][path.name].lax() if p.lax else str(table[p.name][path.name]) for p in points]
+        lines.append(f"| {path.name} | " + " | ".join(cells) + " |")
     lines += [
         "",
         "Points: "
