@@ -67,6 +67,7 @@ POINTS = [
     Point("torch-next", {}, python=NEXT_VENV / "bin" / "python", what=f"{NEXT_TORCH} (CUDA build, on the CPU)"),
     Point("seed-shift", {"BOOK_SEED_OFFSET": "100003"}, lax=True,
           what="every seed shifted, as a GPU draws other numbers: asserts and glue bands only"),
+    Point("seed-shift-2", {"BOOK_SEED_OFFSET": "200017"}, lax=True, what="another shift of every seed"),
 ]
 
 
