@@ -91,6 +91,19 @@ def update_catalogs() -> None:
     sphinx_intl = Path(sys.executable).parent / "sphinx-intl"
     command = [str(sphinx_intl), "update", "-p", str(POT), "-l", LANGUAGE, "-d", str(LOCALES), "-w", "0"]
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    for po in CATALOGS.rglob("*.po"):
+        drop_format_flags(po)
+
+
+FORMAT_FLAG = re.compile(r",\s*python(?:-brace)?-format\b")
+
+
+def drop_format_flags(po: Path) -> None:
+    """Babel flags any message with `{…}` or `% x` as a Python format string; ours are MyST, never
+    formatted, and the flag makes `msgfmt -c` reject a correct translation (`…% 的输入`)."""
+    text = po.read_text(encoding="utf-8")
+    lines = [FORMAT_FLAG.sub("", line) if line.startswith("#,") else line for line in text.split("\n")]
+    po.write_text("\n".join(line for line in lines if line.strip() != "#"), encoding="utf-8")
 
 
 def _pattern(message: str) -> re.Pattern[str]:

@@ -45,6 +45,8 @@ def export_glued_figures(app):
 def paste_glue_into_alt_texts(app, doctree, docname):
     from docutils import nodes
 
+    if app.builder.name == "gettext":
+        return  # the catalogs keep the roles, so a translated alt text gets the same computed numbers
     images = [node for node in doctree.findall(nodes.image) if "{glue" in node.get("alt", "")]
     if not images:
         return
