@@ -95,7 +95,7 @@ def update_catalogs() -> None:
         drop_format_flags(po)
 
 
-FORMAT_FLAG = re.compile(r",\s*python(?:-brace)?-format\b")
+FORMAT_FLAG = re.compile(r",\s*(?:no-)?python(?:-brace)?-format\b")
 
 
 def drop_format_flags(po: Path) -> None:
