@@ -13,6 +13,8 @@
 """
 
 import re
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
 
 SUBSCRIPTS = str.maketrans("0123456789aeijkmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤᵥₓ")
 TEX_TO_TEXT = [
@@ -62,8 +64,31 @@ def add_translation_link(app, pagename, templatename, context, doctree):
     context.update(translation_link(app.config.language or "en", pagename))
 
 
+class TranslatableExerciseTitles(SphinxTransform):
+    """Exercise subtitles (sphinx-exercise) are built without a source line or raw text, and a
+    post-transform later melts them into a plain title, so Sphinx's gettext builder never sees them
+    and the Chinese edition would keep them in English. Give each a source and its text before the
+    i18n transform (priority 20) translates it; for the gettext builder, also leave a copy of the text
+    as a paragraph at the end of the document, where the catalog extraction finds it."""
+
+    default_priority = 10
+
+    def apply(self, **kwargs: object) -> None:
+        from sphinx_exercise.nodes import exercise_subtitle
+
+        source = self.document["source"]
+        for node in list(self.document.findall(exercise_subtitle)):
+            node.source, node.line = node.source or source, node.line or 1
+            node.rawsource = node.rawsource or node.astext()
+            if self.app.builder.name == "gettext":
+                copy = nodes.paragraph(node.rawsource, node.rawsource)
+                copy.source, copy.line = source, node.line
+                self.document += copy
+
+
 def setup(app):
     app.set_html_assets_policy("always")
+    app.add_transform(TranslatableExerciseTitles)
     # before pydata-sphinx-theme drops header templates that render empty
     app.connect("html-page-context", add_translation_link, priority=100)
     app.connect("html-page-context", tidy_page, priority=900)
