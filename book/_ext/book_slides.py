@@ -124,6 +124,9 @@ def render(builder, node: nodes.Node, page: str) -> str:
     holder.append(node.deepcopy())  # docutils deepcopy: the subtree, not its parents
     holder.children[0].walkabout(translator)
     fragment = "".join(translator.body)
+    # reveal.js reads a <section> inside a slide as a vertical sub-slide (sphinx-proof writes one
+    # around a theorem's body): on a slide it is a plain block
+    fragment = re.sub(r"<(/?)section\b", r"<\1div", fragment)
     # in-page links point into the chapter's page, not into the deck
     return re.sub(r'href="#', f'href="../{page}.html#', fragment)
 
