@@ -81,8 +81,23 @@ def write_config(kind: str) -> Path:
 def extract() -> None:
     """Sphinx's gettext builder: one .pot per document, in _build/gettext/_build/gettext."""
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    command = [str(jupyter_book), "build", str(ROOT), "--config", str(write_config("gettext")), "--builder", "custom",
-               "--custom-builder", "gettext", "--path-output", str(GETTEXT), "-W", "-n", "--keep-going", "--all"]
+    command = [
+        str(jupyter_book),
+        "build",
+        str(ROOT),
+        "--config",
+        str(write_config("gettext")),
+        "--builder",
+        "custom",
+        "--custom-builder",
+        "gettext",
+        "--path-output",
+        str(GETTEXT),
+        "-W",
+        "-n",
+        "--keep-going",
+        "--all",
+    ]
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
 
 
@@ -157,8 +172,19 @@ def build_chinese(extra: list[str]) -> int:
     """
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     output = ROOT / "_build" / "zh"
-    command = [str(jupyter_book), "build", str(ROOT), "--config", str(write_config("zh")), "--path-output", str(output),
-               "-W", "-n", "--keep-going", *extra]
+    command = [
+        str(jupyter_book),
+        "build",
+        str(ROOT),
+        "--config",
+        str(write_config("zh")),
+        "--path-output",
+        str(output),
+        "-W",
+        "-n",
+        "--keep-going",
+        *extra,
+    ]
     result = subprocess.run(command, cwd=ROOT)
     if result.returncode != 0:
         return result.returncode
@@ -188,7 +214,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--notebooks", action="store_true", help="only regenerate the Chinese notebooks")
     parser.add_argument("--stats", action="store_true", help="only count messages")
-    parser.add_argument("--build", nargs=argparse.REMAINDER, help="build the Chinese edition (extra jupyter-book flags)")
+    parser.add_argument(
+        "--build", nargs=argparse.REMAINDER, help="build the Chinese edition (extra jupyter-book flags)"
+    )
     args = parser.parse_args()
     if args.build is not None:
         return build_chinese(args.build)

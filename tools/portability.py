@@ -65,8 +65,12 @@ POINTS = [
         what="the second point of `make test`: MKL portable path, scalar ATen kernels, one thread",
     ),
     Point("torch-next", {}, python=NEXT_VENV / "bin" / "python", what=f"{NEXT_TORCH} (CUDA build, on the CPU)"),
-    Point("seed-shift", {"BOOK_SEED_OFFSET": "100003"}, lax=True,
-          what="every seed shifted, as a GPU draws other numbers: asserts and glue bands only"),
+    Point(
+        "seed-shift",
+        {"BOOK_SEED_OFFSET": "100003"},
+        lax=True,
+        what="every seed shifted, as a GPU draws other numbers: asserts and glue bands only",
+    ),
     Point("seed-shift-2", {"BOOK_SEED_OFFSET": "200017"}, lax=True, what="another shift of every seed"),
 ]
 
@@ -104,7 +108,11 @@ class Result:
         return f"ok {self.seconds:.0f} s"
 
     def lax(self) -> str:
-        return f"ASSERT/ERROR cells {','.join(map(str, self.raised))}" if self.raised else f"asserts ok {self.seconds:.0f} s"
+        return (
+            f"ASSERT/ERROR cells {','.join(map(str, self.raised))}"
+            if self.raised
+            else f"asserts ok {self.seconds:.0f} s"
+        )
 
 
 def run_point(point: Point, notebooks: list[Path]) -> dict[str, Result]:

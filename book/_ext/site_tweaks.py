@@ -13,6 +13,7 @@
 """
 
 import re
+
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
