@@ -12,7 +12,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench gpu-check slides lab clean help tidy portability
+.PHONY: book test setup browser execute bench gpu-check slides lecture lab clean help tidy portability locale
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
@@ -21,7 +21,9 @@ help:
 	@echo "make execute  re-execute every notebook in place (for authors)"
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
-	@echo "make slides   export every chapter to reveal.js slides in _build/slides (offline)"
+	@echo "make slides   build the site with its reveal.js decks (_build/html/slides, offline)"
+	@echo "make lecture  the lecture kit: deck, cheat sheet and quiz PDFs (_build/lecture)"
+	@echo "make locale   refresh the Chinese edition's catalogs (locales/zh_CN) and notebooks after English edits"
 	@echo "make tidy     rewrite what is derived: folds of plumbing cells, verdict boxes, the claims ledger page"
 	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
 
@@ -44,16 +46,26 @@ $(AXE): tools/fetch_vendor.sh
 
 setup: $(INSTALLED) $(MATHJAX) $(REVEAL) $(AXE)
 
+# Both editions: English at the root of the site, Chinese under zh/ (from locales/zh_CN).
 book: setup
 	$(BIN)/jupyter-book build . -W -n --keep-going
-	@echo "The book: $(CURDIR)/_build/html/index.html"
+	$(BIN)/python -m tools.locale --build
+	@echo "The book: $(CURDIR)/_build/html/index.html (中文: $(CURDIR)/_build/html/zh/index.html)"
 
-# Chromium for the browser tests, from the system's packages where we may install them.
+# After changing English prose: refresh the catalogs (changed messages turn fuzzy,
+# new ones untranslated) and the Chinese notebooks; then translate, and run again.
+locale: setup
+	$(BIN)/python -m tools.locale
+
+# Chromium for the browser tests, and a CJK font for the Chinese edition's pages, from the
+# system's packages where we may install them (without the recommended extras: Debian's
+# chromium would otherwise pull in samba, cups and avahi).
 browser:
-	@if command -v chromium >/dev/null; then :; \
+	@if command -v chromium >/dev/null && fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "Installing Chromium (apt-get) for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		echo "Installing Chromium and fonts-noto-cjk (apt-get) for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			chromium fonts-noto-cjk >/dev/null; \
 	else echo "No Chromium and no way to install it here: the browser tests will be skipped"; fi
 
 # Strict nbval at this machine's defaults (inside pytest), then once more at a
@@ -61,29 +73,35 @@ browser:
 # path, ATen's kernels and the thread count (tools/portability.py, CONTRIBUTING.md).
 test: setup browser
 	$(BIN)/python -m pytest
-	$(BIN)/python tools/portability.py --points ci-second
+	$(BIN)/python -m tools.portability --points ci-second
 
 tidy: setup
-	$(BIN)/python tools/tidy.py
+	$(BIN)/python -m tools.tidy
 
 portability: setup
-	$(BIN)/python tools/portability.py
+	$(BIN)/python -m tools.portability
 
 execute: setup
 	$(CPU_ONLY) $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
 
 bench: setup
-	$(CPU_ONLY) $(BIN)/python tools/bench.py $(NOTEBOOKS)
+	$(CPU_ONLY) $(BIN)/python -m tools.bench
 
 # On an accelerator: run every notebook there; asserts decide (outputs are not compared).
 gpu-check: setup
-	$(BIN)/python tools/run_notebooks.py $(NOTEBOOKS)
+	$(BIN)/python -m tools.run_notebooks
 
-# Lecture slides from the cells' slideshow metadata (tools/slides.py sets it).
-slides: setup
-	$(BIN)/python tools/build_slides.py _build/slides $(NOTEBOOKS)
-	@echo "Slides: $(CURDIR)/_build/slides/"
+# Slides are part of the site: one deck per chapter and the 90-minute lecture deck,
+# rendered by the book's own build (book/_ext/book_slides.py).
+slides: book
+	@echo "Slides: $(CURDIR)/_build/html/slides/ (lecture.html: the 90-minute lecture)"
+
+# The lecture kit, offline: the deck (part of the site), the cheat sheet and the quiz as PDFs.
+lecture: book browser
+	$(BIN)/python -m tools.print_pdf
+	@echo "Lecture deck: $(CURDIR)/_build/html/slides/lecture.html"
+	@echo "Quiz (with folded answers): $(CURDIR)/_build/html/book/quiz.html"
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -13,7 +13,7 @@ def pytest_configure(config):
     # random numbers, so the kernels that nbval starts must compute on the CPU.
     os.environ["BOOK_DEVICE"] = "cpu"
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
-    if config.option.nbval:
+    if getattr(config.option, "nbval", False):  # nbval may be absent: then there is nothing to set
         config.option.nbval_current_env = True
         if not config.option.nbval_sanitize_with:
             config.option.nbval_sanitize_with = str(ROOT / "tests" / "nbval-sanitize.cfg")

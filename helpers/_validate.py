@@ -1,43 +1,317 @@
-"""Argument checks shared by the helpers modules (private)."""
+"""Argument checks for every public function in helpers (private to the package).
+
+One rule: a wrong type raises ``TypeError``, a wrong value ``ValueError``, and
+the message names the argument. Each public function calls these once, at its
+top, so that the rest of its body is the computation alone. A check returns the
+value it accepted (as a plain ``int`` or ``float`` where it converts one).
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from numbers import Integral, Real
+from typing import Any, TypeVar
+
+import torch
+from torch import Tensor
+
+T = TypeVar("T")
+
+# The layout of attention's arguments, for messages.
+SEQUENCE = " (..., length, features)"
+
+
+def _listed(words: Iterable[object]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    *rest, last = (str(word) for word in words)
+    return f"{', '.join(rest)} and {last}" if rest else last
+
+
+# ---- plain values ------------------------------------------------------------------------
+
+
+def instance(name: str, value: object, types: type[T] | tuple[type[T], ...], what: str) -> T:
+    """``value`` if it is an instance of ``types`` (``what`` names them in words)."""
+    if not isinstance(value, types):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def boolean(name: str, value: object) -> bool:
+    return instance(name, value, bool, "a bool")
+
+
+def string(name: str, value: object) -> str:
+    return instance(name, value, str, "a str")
+
+
+def text(name: str, value: object) -> str:
+    """A non-empty str. An empty one raises TypeError too: tests/test_device_style_glue.py pins that."""
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"{name} must be a non-empty str, got {value!r}")
+    return value
+
+
+def function(name: str, value: object) -> None:
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {type(value).__name__}")
+
+
+def one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
+    choice = string(name, value)
+    if choice not in choices:
+        raise ValueError(f"{name} must be {' or '.join(map(repr, choices))}, got {choice!r}")
+    return choice
+
+
+def _numeric(name: str, value: object, kind: type, what: str) -> Any:
+    """``value`` if it is a ``kind`` (Integral or Real) other than a bool."""
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def _int(name: str, value: object) -> int:
+    """``value`` as an int if it is an integer (a NumPy integer is, a bool is not)."""
+    return int(_numeric(name, value, Integral, "an int"))
+
+
+def integer(name: str, value: object, lo: int, hi: int | None = None, why: str = "") -> int:
+    """``value`` as an int if ``lo <= value`` (and ``value < hi`` when ``hi`` is given)."""
+    n = _int(name, value)
+    if n < lo or (hi is not None and n >= hi):
+        bounds = f">= {lo}" if hi is None else f"in [{lo}, {hi})"
+        raise ValueError(f"{name} must be {bounds}{why}, got {n}")
+    return n
 
 
 def positive_int(name: str, value: object) -> int:
-    """``value`` if it is an int >= 1; otherwise a TypeError/ValueError that names ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
+    return integer(name, value, 1)
 
 
-def nonnegative_int(name: str, value: object) -> int:
-    """``value`` if it is an int >= 0; otherwise a TypeError/ValueError that names ``name``."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
-    return int(value)
+def positive_ints(**values: object) -> None:
+    """Every keyword an int >= 1: the sizes of a model or of a batch."""
+    for name, value in values.items():
+        positive_int(name, value)
+
+
+def seed(name: str, value: object) -> int:
+    """The package's one seed rule: an int in [0, 2**32), which NumPy's generator accepts too."""
+    n = _int(name, value)
+    if not 0 <= n < 2**32:
+        raise ValueError(f"{name} must be in [0, 2**32), got {n}")
+    return n
+
+
+def at_most(name: str, value: int, limit_name: str, limit: int, why: str) -> None:
+    if value > limit:
+        raise ValueError(f"{name} must be <= {limit_name} ({why}), got {value} > {limit}")
+
+
+def number(name: str, value: object) -> float:
+    """``value`` as a float if it is a real number (a bool is not)."""
+    return float(_numeric(name, value, Real, "a real number"))
+
+
+def real(name: str, value: object, lo: float, hi: float, *, exclusive: bool = False) -> float:
+    """``value`` as a float if it lies in [lo, hi], or in (lo, hi) when ``exclusive``."""
+    x = number(name, value)
+    if not (lo < x < hi if exclusive else lo <= x <= hi):  # NaN fails too
+        left, right = "()" if exclusive else "[]"
+        raise ValueError(f"{name} must be a number in {left}{lo:g}, {hi:g}{right}, got {value!r}")
+    return x
 
 
 def positive_real(name: str, value: object) -> float:
-    """``value`` as a float if it is a finite real number > 0; otherwise a TypeError/ValueError that names ``name``."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value) or value <= 0.0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    x = number(name, value)
+    if not 0.0 < x < math.inf:  # NaN fails too
+        raise ValueError(f"{name} must be a finite number > 0, got {x}")
+    return x
+
+
+def optional_scale(name: str, value: object) -> float | None:
+    """``None`` (the default scale), or a finite multiplier > 0 as a float."""
+    if value is None:
+        return None
+    _numeric(name, value, Real, "a real number or None")
+    return positive_real(name, value)
+
+
+def scale(name: str, value: object, default: float) -> float:
+    """A multiplier of the attention logits: ``value`` checked as above, or ``default`` where it is None."""
+    checked = optional_scale(name, value)
+    return default if checked is None else checked
+
+
+def band(name: str, value: object) -> tuple[float, float]:
+    """A finite ``(low, high)`` with ``low <= high``. A pair of the wrong length is a TypeError (pinned by tests)."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"{name} must be a (low, high) pair of numbers, got {value!r}")
+    low, high = (number(name, x) for x in value)
+    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+        raise ValueError(f"{name} must be finite with low <= high, got {value!r}")
+    return low, high
+
+
+# ---- collections -------------------------------------------------------------------------
+
+
+def sequence(name: str, value: object) -> Sequence[Any]:
+    """A list, a tuple or another sequence, but not a string."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a sequence, got {type(value).__name__}")
     return value
 
 
-def optional_scale(scale: object, name: str = "scale") -> float | None:
-    """``None``, or ``scale`` as a float if it is a finite real number > 0; otherwise a TypeError/ValueError."""
-    if scale is None:
+def length(name: str, value: Sized, n: int, what: str) -> None:
+    if len(value) != n:
+        raise ValueError(f"{name} must hold {n} value{'s' * (n != 1)} (one per {what}), got {value!r}")
+
+
+def each(name: str, values: object, check: Callable[[str, object], T]) -> list[T]:
+    """Every entry of ``values``, accepted by ``check`` under the name ``name[i]``.
+
+    ``values``: a list, a tuple, a 1-D tensor or array, or any other iterable
+    but a string or a mapping; not empty.
+    """
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence, got {type(values).__name__}")
+    items: Any = values
+    if hasattr(items, "ndim") and hasattr(items, "tolist"):  # torch.Tensor, numpy.ndarray
+        if items.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional, got shape {tuple(items.shape)}")
+        items = items.tolist()
+    entries = list(items)
+    if not entries:
+        raise ValueError(f"{name} must not be empty")
+    return [check(f"{name}[{i}]", value) for i, value in enumerate(entries)]
+
+
+def same_length(what: str, **values: Sized) -> None:
+    lengths = [len(value) for value in values.values()]
+    if len(set(lengths)) > 1:
+        raise ValueError(f"{_listed(values)} must have one entry per {what}, got lengths {_listed(lengths)}")
+
+
+# ---- tensors -----------------------------------------------------------------------------
+
+
+def tensor(name: str, value: object, dtype: torch.dtype | None = None) -> Tensor:
+    """``value`` if it is a torch.Tensor (of ``dtype``, when one is given)."""
+    t = instance(name, value, Tensor, "a torch.Tensor")
+    if dtype is not None and t.dtype != dtype:
+        raise TypeError(f"{name} must have dtype {dtype}, got {t.dtype}")
+    return t
+
+
+def float_tensor(name: str, value: object, min_dim: int = 0, layout: str = "") -> Tensor:
+    """``value`` if it is a floating-point tensor with at least ``min_dim`` dimensions."""
+    t = tensor(name, value)
+    if not t.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
+    if t.dim() < min_dim:
+        plural, got = ("s", f"shape {tuple(t.shape)}") if min_dim > 1 else ("", "a 0-dimensional tensor")
+        raise ValueError(f"{name} must have at least {min_dim} dimension{plural}{layout}, got {got}")
+    return t
+
+
+def dims(name: str, value: Tensor, n: int, what: str) -> None:
+    if value.dim() != n:
+        raise ValueError(f"{name} must have {n} dimension{'s' * (n != 1)} ({what}), got shape {tuple(value.shape)}")
+
+
+def shape(name: str, value: Tensor, expected: tuple[int, ...], layout: str) -> None:
+    if tuple(value.shape) != expected:
+        raise ValueError(f"{name} must have shape {layout} = {expected}, got {tuple(value.shape)}")
+
+
+def nonempty_last_dim(name: str, value: Tensor) -> None:
+    if value.shape[-1] == 0:
+        raise ValueError(f"{name} must have a non-empty last dimension, got shape {tuple(value.shape)}")
+
+
+def same_dtype(name: str, value: Tensor, ref_name: str, ref: Tensor) -> None:
+    if value.dtype != ref.dtype:
+        raise TypeError(f"{name} must have the dtype of {ref_name} ({ref.dtype}), got {value.dtype}")
+
+
+def same_device(name: str, value: Tensor, ref_name: str, ref: Tensor) -> None:
+    if value.device != ref.device:
+        raise ValueError(f"{name} must be on the device of {ref_name} ({ref.device}), got {value.device}")
+
+
+def same_size(dim: int, what: str, **tensors: Tensor) -> None:
+    """The tensors have one size along ``dim`` (``what`` names that size)."""
+    if len({t.shape[dim] for t in tensors.values()}) > 1:
+        got = _listed(f"{name} {tuple(t.shape)}" for name, t in tensors.items())
+        raise ValueError(f"{_listed(tensors)} must have the same {what}, got {got}")
+
+
+def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The broadcast of ``shapes``, or None where they do not broadcast."""
+    try:
+        return tuple(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]  # unannotated in torch
+    except RuntimeError:
         return None
-    if isinstance(scale, bool) or not isinstance(scale, Real):
-        raise TypeError(f"{name} must be a real number or None, got {type(scale).__name__}")
-    return positive_real(name, scale)
+
+
+def broadcastable(name: str, value: Tensor, to: str, target: tuple[int, ...], *, exact: bool = False) -> None:
+    """``value``'s shape broadcasts with ``target`` (``exact``: to ``target`` itself, as a mask must)."""
+    joint = _broadcast(tuple(value.shape), target)
+    if joint is None or (exact and joint != target):
+        raise ValueError(f"{name} of shape {tuple(value.shape)} does not broadcast to {to} of shape {target}")
+
+
+def batch_dims(**tensors: Tensor) -> tuple[int, ...]:
+    """The broadcast of the tensors' batch dimensions (all but the last two)."""
+    batch = _broadcast(*(tuple(t.shape[:-2]) for t in tensors.values()))
+    if batch is None:
+        shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in tensors.items())
+        raise ValueError(f"the batch dimensions of {_listed(tensors)} do not broadcast: {shapes}")
+    return batch
+
+
+def finite_nonnegative(name: str, value: Tensor) -> None:
+    if (value < 0).any() or not value.isfinite().all():
+        raise ValueError(f"{name} must be finite and non-negative")
+
+
+# ---- attention's arguments -------------------------------------------------------------
+
+
+def _like_query(name: str, value: Tensor, query: Tensor) -> None:
+    """``value`` (..., length, features) in the dtype and on the device of ``query``."""
+    float_tensor(name, value, 2, SEQUENCE)
+    same_dtype(name, value, "query", query)
+    same_device(name, value, "query", query)
+
+
+def query_key(query: Tensor, key: Tensor) -> tuple[int, ...]:
+    """query (..., L, E) and key (..., S, E); returns their broadcast batch shape."""
+    float_tensor("query", query, 2, SEQUENCE)
+    _like_query("key", key, query)
+    same_size(-1, "last dimension d_k", query=query, key=key)
+    return batch_dims(query=query, key=key)
+
+
+def query_key_value(query: Tensor, key: Tensor, value: Tensor) -> tuple[int, ...]:
+    """query (..., L, E), key (..., S, E) and value (..., S, E_v); returns their broadcast batch shape."""
+    query_key(query, key)
+    _like_query("value", value, query)
+    same_size(-2, "length S (dimension -2)", key=key, value=value)
+    return batch_dims(query=query, key=key, value=value)
+
+
+def attn_mask(mask: Tensor | None, is_causal: bool, query: Tensor, logits_shape: tuple[int, ...]) -> None:
+    """``is_causal``, and a mask for logits (..., L, S): bool, or of the dtype of ``query``."""
+    boolean("is_causal", is_causal)
+    if mask is None:
+        return
+    if is_causal:
+        raise ValueError("attn_mask must be None when is_causal=True (torch's rule as well)")
+    instance("attn_mask", mask, Tensor, "a torch.Tensor or None")
+    if mask.dtype != torch.bool and mask.dtype != query.dtype:
+        raise TypeError(f"attn_mask must be bool or have the dtype of query ({query.dtype}), got {mask.dtype}")
+    same_device("attn_mask", mask, "query", query)
+    broadcastable("attn_mask", mask, "the attention logits (..., L, S)", logits_shape, exact=True)

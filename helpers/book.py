@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Callable, Sequence
-from numbers import Real
 from typing import Any
+
+from helpers import _validate as check
 
 __all__ = ["GLUE_PREFIX", "Table", "glue", "table"]
 
@@ -41,16 +41,13 @@ def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float,
     the end of a cell adds no visible output. Outside IPython only the band is
     checked.
     """
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"name must be a non-empty str, got {name!r}")
+    check.text("name", name)
     if digits is not None:
-        if isinstance(value, bool) or not isinstance(value, Real):
-            raise TypeError(f"digits needs a number, got value of type {type(value).__name__}")
-        value = round(float(value), digits) if digits > 0 else int(round(float(value), digits))
+        number = check.number("value", value)  # digits needs a number
+        value = round(number, digits) if digits > 0 else int(round(number, digits))
     if band is not None:
-        low, high = _check_band(band)
-        if isinstance(value, bool) or not isinstance(value, Real):
-            raise TypeError(f"band needs a number, got value of type {type(value).__name__}")
+        low, high = check.band("band", band)
+        check.number("value", value)  # band needs a number
         if not low <= value <= high:  # NaN fails too
             raise AssertionError(f"glued {name} = {value} lies outside its declared band [{low}, {high}]")
     try:
@@ -61,22 +58,12 @@ def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float,
         return
     if get_ipython() is None:
         return
-    bundle, metadata = format_display_data(value)
+    bundle, metadata = format_display_data(value)  # type: ignore[no-untyped-call]  # unannotated in IPython
     metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
     if band is not None:
         metadata["scrapbook"]["band"] = [low, high]
-    display({GLUE_PREFIX + mime: data for mime, data in bundle.items()}, raw=True, metadata=metadata)
-
-
-def _check_band(band: object) -> tuple[float, float]:
-    if not isinstance(band, (tuple, list)) or len(band) != 2:
-        raise TypeError(f"band must be a (low, high) pair of numbers, got {band!r}")
-    if any(isinstance(x, bool) or not isinstance(x, Real) for x in band):
-        raise TypeError(f"band must be a (low, high) pair of numbers, got {band!r}")
-    low, high = float(band[0]), float(band[1])
-    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
-        raise ValueError(f"band must be finite with low <= high, got {band!r}")
-    return low, high
+    records = {GLUE_PREFIX + mime: data for mime, data in bundle.items()}
+    display(records, raw=True, metadata=metadata)  # type: ignore[no-untyped-call]  # unannotated in IPython
 
 
 Format = str | Callable[[Any], str]
@@ -97,7 +84,7 @@ class Table:
         def row(values: list[str], tag: str) -> str:
             return "".join(
                 f'<{tag} data-label="{html.escape(label)}" class="book-table-{side}">{html.escape(value)}</{tag}>'
-                for value, label, side in zip(values, self.columns, self.align)
+                for value, label, side in zip(values, self.columns, self.align, strict=True)
             )
 
         body = "".join(f"<tr>{row(values, 'td')}</tr>" for values in self.cells)
@@ -110,7 +97,9 @@ class Table:
         widths = [max(len(r[i]) for r in [self.columns, *self.cells]) for i in range(len(self.columns))]
 
         def line(values: list[str]) -> str:
-            return "  ".join(v.ljust(w) if a == "left" else v.rjust(w) for v, w, a in zip(values, widths, self.align))
+            return "  ".join(
+                v.ljust(w) if a == "left" else v.rjust(w) for v, w, a in zip(values, widths, self.align, strict=True)
+            )
 
         return "\n".join([self.caption, line(self.columns), *(line(r) for r in self.cells)])
 
@@ -133,29 +122,26 @@ def table(
 
     Returns:
         A :class:`Table`; end a cell with it to display it. The first column
-        is left-aligned (row labels), the others right-aligned.
+        (row labels) and every column that holds text are left-aligned, columns
+        of numbers right-aligned.
     """
-    if not isinstance(caption, str) or not caption.strip():
-        raise TypeError(f"caption must be a non-empty str, got {caption!r}")
-    if isinstance(columns, str) or not isinstance(columns, Sequence) or not columns:
-        raise TypeError(f"columns must be a non-empty sequence of str, got {columns!r}")
-    if not all(isinstance(c, str) for c in columns):
-        raise TypeError(f"columns must hold str, got {columns!r}")
+    check.text("caption", caption)
+    columns = check.each("columns", columns, check.string)
     n = len(columns)
     if formats is None or isinstance(formats, str) or callable(formats):
-        per_column: list[Format | None] = [formats] * n  # type: ignore[list-item]
+        per_column: list[Format | None] = [formats] * n
     else:
         per_column = list(formats)
-        if len(per_column) != n:
-            raise ValueError(f"formats must give one format per column ({n}), got {len(per_column)}")
-    if isinstance(rows, str) or not isinstance(rows, Sequence):
-        raise TypeError(f"rows must be a sequence of rows, got {type(rows).__name__}")
+        check.length("formats", per_column, n, "column")
+    for i, values in enumerate(check.sequence("rows", rows)):
+        check.length(f"rows[{i}]", check.sequence(f"rows[{i}]", values), n, "column")
     cells = []
-    for i, values in enumerate(rows):
-        if isinstance(values, str) or not isinstance(values, Sequence) or len(values) != n:
-            raise ValueError(f"rows[{i}] must hold {n} values (one per column), got {values!r}")
-        cells.append([_format(v, f) for v, f in zip(values, per_column)])
-    return Table(cells, list(columns), caption, ["left"] + ["right"] * (n - 1))
+    numeric = [True] * n
+    for values in rows:
+        cells.append([_format(v, f) for v, f in zip(values, per_column, strict=True)])
+        numeric = [was and not isinstance(v, str) for was, v in zip(numeric, values, strict=True)]
+    align = ["left"] + ["right" if is_number else "left" for is_number in numeric[1:]]
+    return Table(cells, list(columns), caption, align)
 
 
 def _format(value: Any, spec: Format | None) -> str:

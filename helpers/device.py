@@ -7,7 +7,9 @@ import random
 
 import torch
 
-__all__ = ["get_device", "seed_everything"]
+from helpers import _validate as check
+
+__all__ = ["effective_seed", "get_device", "seed_everything"]
 
 
 def _mps_available() -> bool:
@@ -42,12 +44,31 @@ def get_device() -> torch.device:
     return torch.device("cpu")
 
 
+def effective_seed(seed: int) -> int:
+    """The seed the generators receive for ``seed``: itself, unless ``BOOK_SEED_OFFSET`` is set.
+
+    A GPU draws other random numbers than a CPU from the same seed, so a claim
+    that holds on the committed seeds must also hold on other draws. Setting
+    ``BOOK_SEED_OFFSET`` (an int) shifts every seed the helpers use, which lets
+    a CPU check that (``make portability``, point ``seed-shift``).
+    """
+    seed = check.seed("seed", seed)
+    offset = os.environ.get("BOOK_SEED_OFFSET", "").strip()
+    if not offset:
+        return seed
+    try:
+        shift = int(offset)
+    except ValueError:
+        raise ValueError(f"BOOK_SEED_OFFSET={offset!r} is not an int") from None
+    return (seed + shift) % 2**32
+
+
 def seed_everything(seed: int) -> None:
-    """Seed Python's, NumPy's (when installed) and torch's generators (all devices)."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    if not 0 <= seed < 2**32:
-        raise ValueError(f"seed must be in [0, 2**32), got {seed}")
+    """Seed Python's, NumPy's (when installed) and torch's generators (all devices).
+
+    The seed goes through :func:`effective_seed`, so ``BOOK_SEED_OFFSET`` shifts it.
+    """
+    seed = effective_seed(seed)
     random.seed(seed)
     try:
         import numpy

@@ -3,7 +3,11 @@
 The diagnosis probes an attention function with standard-normal queries and keys
 and with the **identity matrix as values**. With ``V = I`` the output of
 attention *is* its weight matrix, so the probe works for any function that maps
-``(query, key, value)`` to an output, fused kernels included.
+``(query, key, value)`` to an output, without reading its code. It checks the
+function's formula in float32 with a value width ``d_v = seq_len``: a kernel
+that accepts only half precision or equal query and value widths (FlashAttention)
+is not what runs on the probe, so the probe says nothing about that kernel's
+arithmetic.
 
 Two statistics then decide:
 
@@ -18,18 +22,26 @@ Two statistics then decide:
 
 The entropy of the rows against its maximum ``log(S)`` and the mean largest
 weight are reported too, as the human-readable face of the same fact.
+
+The three candidate scales ``1``, ``1 / sqrt(d_k)`` and ``1 / sqrt(seq_len)``
+(and the row sums ``1`` and ``1 / sqrt(d_k)``) can only be told apart if their
+tolerance bands do not overlap, ``a - b > rel_tol * (a + b)`` for every pair
+``a > b``. The probe asks for that with margin, ``a - b > 2 * rel_tol * a``,
+chooses a ``seq_len`` that satisfies it when none is given, and raises
+``ValueError`` when the given ``d_k``, ``seq_len`` or ``rel_tol`` cannot.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 from torch import Tensor
 
-from helpers._validate import positive_int
+from helpers import _validate as check
+from helpers.device import effective_seed
 
 __all__ = [
     "AttentionDiagnosis",
@@ -40,6 +52,7 @@ __all__ = [
     "UNEXPECTED",
     "diagnose_attention",
     "implied_logit_scale",
+    "probe_length",
 ]
 
 CORRECT = "correct: scale 1/sqrt(d_k) applied to the logits"
@@ -51,6 +64,9 @@ UNEXPECTED = "unexpected: rows or scale match none of the known cases"
 # Weights below this (after normalising each row) carry no usable log: they have
 # underflowed or sit next to it.
 _TINY = 1e-30
+
+# Probe lengths tried, in order, when diagnose_attention is given no seq_len.
+_SEQ_LEN_CANDIDATES = (32, 16, 64, 8, 128, 4, 256, 2, 512)
 
 
 @dataclass(frozen=True)
@@ -66,6 +82,7 @@ class AttentionDiagnosis:
         expected_scale: ``1 / sqrt(d_k)``.
         entropy_ratio: mean entropy of the (normalised) rows over its maximum ``log(S)``.
         max_weight: mean largest weight of a (normalised) row.
+        seq_len: the probe's number of queries and keys, and its value width.
     """
 
     verdict: str
@@ -75,6 +92,7 @@ class AttentionDiagnosis:
     expected_scale: float
     entropy_ratio: float
     max_weight: float
+    seq_len: int = 0
 
     def summary(self) -> str:
         """One line at 3 significant digits, stable enough to print in a notebook."""
@@ -101,20 +119,13 @@ def implied_logit_scale(weights: Tensor, scores: Tensor) -> float:
     Returns:
         The fitted scale as a float; ``nan`` if no row has two usable weights.
     """
-    for name, tensor in (("weights", weights), ("scores", scores)):
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
-        if not tensor.is_floating_point():
-            raise TypeError(f"{name} must be a floating-point tensor, got dtype {tensor.dtype}")
-    if weights.shape != scores.shape or weights.dim() < 1:
-        raise ValueError(
-            f"weights and scores must have one shape (..., L, S), got {tuple(weights.shape)} and {tuple(scores.shape)}"
-        )
+    check.float_tensor("weights", weights, 1)
+    check.float_tensor("scores", scores)
+    check.shape("scores", scores, tuple(weights.shape), "(..., L, S) of weights")
+    check.finite_nonnegative("weights", weights)
     # float64 on the CPU: the logs of tiny weights need the range, and MPS has no float64
     p = weights.detach().to("cpu", torch.float64)
     s = scores.detach().to("cpu", torch.float64)
-    if (p < 0).any() or not p.isfinite().all():
-        raise ValueError("weights must be finite and non-negative")
     p = p / p.sum(dim=-1, keepdim=True)
     top = p.argmax(dim=-1, keepdim=True)
     usable = p > _TINY
@@ -130,10 +141,74 @@ def _close(a: float, b: float, rel: float) -> bool:
     return abs(a - b) <= rel * abs(b)
 
 
+def _distinct(a: float, b: float, rel: float) -> bool:
+    """True if ``a`` and ``b`` lie more than ``2 * rel * max(|a|, |b|)`` apart.
+
+    That is enough, with margin, for no value within ``rel`` (relative) of one
+    to be within ``rel`` of the other: the exact condition,
+    ``|a - b| > rel * (|a| + |b|)``, is weaker, so a few pairs that could be
+    told apart are refused.
+    """
+    return abs(a - b) > 2 * rel * max(abs(a), abs(b))
+
+
+def _separates(d_k: int, seq_len: int, rel_tol: float) -> bool:
+    """True if the value-width scale 1/sqrt(seq_len) is told apart from 1/sqrt(d_k) and from 1."""
+    value_width = 1.0 / math.sqrt(seq_len)
+    return _distinct(value_width, 1.0 / math.sqrt(d_k), rel_tol) and _distinct(value_width, 1.0, rel_tol)
+
+
+def probe_length(d_k: int, rel_tol: float = 0.1) -> int:
+    """A probe length (and value width) ``seq_len`` at which the diagnosis separates its cases.
+
+    Returns the first of 32, 16, 64, 8, 128, 4, 256, 2, 512 for which
+    ``1 / sqrt(seq_len)`` differs from ``1 / sqrt(d_k)`` and from 1 by more than
+    ``2 * rel_tol`` (relative to the larger of each pair).
+
+    Args:
+        d_k: width of queries and keys (>= 1).
+        rel_tol: the diagnosis' relative tolerance, in (0, 1).
+
+    Returns:
+        The probe length.
+
+    Raises:
+        ValueError: if ``d_k`` is too close to 1 for a missing scale to be told
+            from the right one, or no candidate length separates the cases.
+    """
+    d_k = check.positive_int("d_k", d_k)
+    rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
+    return _separating_length(d_k, None, rel_tol)
+
+
+def _separating_length(d_k: int, seq_len: int | None, rel_tol: float) -> int:
+    """``seq_len`` (or, if None, the first candidate length) if it separates the cases at ``d_k``; else ValueError."""
+    if not _distinct(1.0 / math.sqrt(d_k), 1.0, rel_tol):
+        raise ValueError(
+            f"d_k = {d_k} is too small for rel_tol = {rel_tol}: 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} is within "
+            f"2*rel_tol of 1, so a missing scale cannot be told from the right one"
+        )
+    candidate = next((n for n in _SEQ_LEN_CANDIDATES if _separates(d_k, n, rel_tol)), None)
+    if candidate is None:
+        raise ValueError(
+            f"no probe length separates the value-width scale from 1/sqrt(d_k) and from 1 at d_k = {d_k} "
+            f"with rel_tol = {rel_tol}: lower rel_tol"
+        )
+    if seq_len is None:
+        return candidate
+    if not _separates(d_k, seq_len, rel_tol):
+        raise ValueError(
+            f"seq_len = {seq_len} cannot separate the cases at d_k = {d_k}: the value width is seq_len, and "
+            f"1/sqrt(seq_len) = {1 / math.sqrt(seq_len):.3g} must differ from 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} "
+            f"and from 1 by more than 2*rel_tol; try seq_len={candidate} or leave it None"
+        )
+    return seq_len
+
+
 def diagnose_attention(
     attention: Callable[[Tensor, Tensor, Tensor], object],
     d_k: int = 64,
-    seq_len: int = 32,
+    seq_len: int | None = None,
     batch: int = 8,
     seed: int = 0,
     device: torch.device | str | None = None,
@@ -149,9 +224,12 @@ def diagnose_attention(
 
     Args:
         attention: the function under test.
-        d_k: width of queries and keys; must differ from ``seq_len`` so that a
-            scale by the value width can be told apart.
-        seq_len: number of queries and of keys (and the value width).
+        d_k: width of queries and keys, at least 2 (at ``d_k = 1`` the right
+            scale is 1, the same as none).
+        seq_len: number of queries and of keys (and the value width);
+            ``None`` chooses one with :func:`probe_length`. A given value must
+            separate the value-width scale ``1 / sqrt(seq_len)`` from
+            ``1 / sqrt(d_k)`` and from 1 by more than ``2 * rel_tol``.
         batch: number of independent probe sequences.
         seed: seed of the probe's random generator (the global one is untouched).
         device: where to run the probe; ``None`` means the CPU.
@@ -159,29 +237,35 @@ def diagnose_attention(
 
     Returns:
         An :class:`AttentionDiagnosis`.
+
+    Raises:
+        ValueError: if ``d_k``, ``seq_len`` and ``rel_tol`` leave two of the
+            cases too close to tell apart (the message names the argument).
     """
-    if not callable(attention):
-        raise TypeError(f"attention must be callable, got {type(attention).__name__}")
-    d_k = positive_int("d_k", d_k)
-    seq_len = positive_int("seq_len", seq_len)
-    batch = positive_int("batch", batch)
-    if seq_len < 2:
-        raise ValueError(f"seq_len must be >= 2 (a softmax over one key says nothing), got {seq_len}")
-    if seq_len == d_k:
-        raise ValueError(f"seq_len must differ from d_k ({d_k}): the value width is seq_len, and the two scales must differ")
-    if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or not 0 < rel_tol < 1:
-        raise ValueError(f"rel_tol must be a number in (0, 1), got {rel_tol!r}")
+    check.function("attention", attention)
+    d_k = check.positive_int("d_k", d_k)
+    batch = check.positive_int("batch", batch)
+    seed = check.seed("seed", seed)
+    rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
+    if seq_len is not None:
+        seq_len = check.integer("seq_len", seq_len, 2, why=" (a softmax over one key says nothing)")
+    seq_len = _separating_length(d_k, seq_len, rel_tol)
     device = torch.device("cpu") if device is None else torch.device(device)
 
-    generator = torch.Generator().manual_seed(seed)
+    generator = torch.Generator().manual_seed(effective_seed(seed))
     query, key = torch.randn(2, batch, seq_len, d_k, generator=generator).to(device)
     value = torch.eye(seq_len, device=device).expand(batch, seq_len, seq_len)
     result = attention(query, key, value)
     weights = result[0] if isinstance(result, tuple) else result
-    if not isinstance(weights, Tensor) or weights.shape != (batch, seq_len, seq_len):
+    # what the function under test returned, rather than an argument: checked here, where the probe knows its shape
+    if not isinstance(weights, Tensor):
+        raise TypeError(
+            f"attention must return a tensor (or a tuple that starts with one), got {type(weights).__name__}"
+        )
+    if weights.shape != (batch, seq_len, seq_len):
         raise ValueError(
             f"attention must return an output of shape {(batch, seq_len, seq_len)} (with the identity as values), "
-            f"got {getattr(weights, 'shape', type(weights).__name__)}"
+            f"got {weights.shape}"
         )
     weights = weights.detach().to("cpu", torch.float64)
     scores = (query @ key.transpose(-2, -1)).to("cpu", torch.float64)
@@ -210,4 +294,4 @@ def diagnose_attention(
         verdict = SCALE_AFTER_SOFTMAX
     else:
         verdict = UNEXPECTED
-    return AttentionDiagnosis(verdict, row_sum, spread, scale, expected, entropy_ratio, max_weight)
+    return AttentionDiagnosis(verdict, row_sum, spread, scale, expected, entropy_ratio, max_weight, seq_len)

@@ -20,8 +20,7 @@ import math
 import torch
 from torch import Tensor
 
-from helpers._validate import positive_int
-from helpers.attention import _check_query_key, _check_value, _resolve_scale
+from helpers import _validate as check
 
 __all__ = ["online_softmax", "online_attention"]
 
@@ -42,16 +41,12 @@ def online_softmax(logits: Tensor, block_size: int = 64) -> Tensor:
     Returns:
         (..., S) probabilities, equal to ``torch.softmax(logits, dim=-1)`` up to rounding.
     """
-    if not isinstance(logits, Tensor):
-        raise TypeError(f"logits must be a torch.Tensor, got {type(logits).__name__}")
-    if not logits.is_floating_point():
-        raise TypeError(f"logits must be a floating-point tensor, got dtype {logits.dtype}")
-    if logits.dim() < 1 or logits.shape[-1] == 0:
-        raise ValueError(f"logits must have a non-empty last dimension, got shape {tuple(logits.shape)}")
-    block_size = positive_int("block_size", block_size)
+    check.float_tensor("logits", logits, 1)
+    check.nonempty_last_dim("logits", logits)
+    block_size = check.positive_int("block_size", block_size)
     running_max = torch.full(logits.shape[:-1], -math.inf, dtype=logits.dtype, device=logits.device)
     running_sum = torch.zeros(logits.shape[:-1], dtype=logits.dtype, device=logits.device)
-    for block in logits.split(block_size, dim=-1):
+    for block in torch.split(logits, block_size, dim=-1):
         new_max = torch.maximum(running_max, block.amax(dim=-1))
         # exp(-inf - -inf) would be NaN: a row that has seen only -inf keeps a sum of 0
         safe_max = torch.where(torch.isneginf(new_max), torch.zeros_like(new_max), new_max)
@@ -74,9 +69,8 @@ def online_attention(
     No mask; computed in the dtype of the inputs.
 
     Args:
-        query: (..., L, E) queries.
-        key: (..., S, E) keys.
-        value: (..., S, E_v) values.
+        query, key, value: (..., L, E) queries, (..., S, E) keys and (..., S, E_v)
+            values, as for :func:`helpers.scaled_dot_product_attention`.
         scale: multiplier of the logits; ``None`` means ``1 / sqrt(E)``.
         block_size: how many keys one step reads.
         use_exp2: fold ``scale * log2(e)`` into ``exp2`` after the running max
@@ -86,19 +80,17 @@ def online_attention(
     Returns:
         (..., L, E_v) output, equal to ``softmax(Q K^T * scale) V`` up to rounding.
     """
-    _check_query_key(query, key)
-    _check_value(query, key, value)
-    scale = _resolve_scale(query, scale)
-    block_size = positive_int("block_size", block_size)
-    if not isinstance(use_exp2, bool):
-        raise TypeError(f"use_exp2 must be a bool, got {type(use_exp2).__name__}")
+    batch = check.query_key_value(query, key, value)
+    scale = check.scale("scale", scale, default=1.0 / math.sqrt(query.shape[-1]))
+    block_size = check.positive_int("block_size", block_size)
+    check.boolean("use_exp2", use_exp2)
 
-    batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     L, E_v = query.shape[-2], value.shape[-1]
     running_max = torch.full((*batch, L, 1), -math.inf, dtype=query.dtype, device=query.device)
     running_sum = torch.zeros((*batch, L, 1), dtype=query.dtype, device=query.device)
     accumulator = torch.zeros((*batch, L, E_v), dtype=query.dtype, device=query.device)
-    for key_block, value_block in zip(key.split(block_size, dim=-2), value.split(block_size, dim=-2)):
+    blocks = zip(torch.split(key, block_size, dim=-2), torch.split(value, block_size, dim=-2), strict=True)
+    for key_block, value_block in blocks:
         raw = query @ key_block.transpose(-2, -1)  # (..., L, block): unscaled scores
         if use_exp2:
             # the max is taken on raw scores; the scale only enters inside exp2

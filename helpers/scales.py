@@ -9,15 +9,14 @@ returns the numbers both chapters plot.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from numbers import Real
 
 import torch
 
-from helpers._validate import positive_int
-from helpers.attention import attention_logits, softmax_backward, softmax_entropy
+from helpers import _validate as check
+from helpers.attention import attention_logits
 from helpers.device import seed_everything
+from helpers.softmax import softmax_backward, softmax_entropy
 
 __all__ = ["STATISTICS", "attention_statistics_at_init"]
 
@@ -58,35 +57,27 @@ def attention_statistics_at_init(
     Returns:
         One dict per multiplier, in order, with the keys of ``STATISTICS``, each a Python float.
     """
-    d_k = positive_int("d_k", d_k)
-    batch = positive_int("batch", batch)
-    seq_len = positive_int("seq_len", seq_len)
-    if isinstance(multipliers, (str, bytes)) or not isinstance(multipliers, Sequence):
-        raise TypeError(f"multipliers must be a sequence of numbers, got {type(multipliers).__name__}")
-    if len(multipliers) == 0:
-        raise ValueError("multipliers must not be empty")
-    for multiplier in multipliers:
-        if isinstance(multiplier, bool) or not isinstance(multiplier, Real):
-            raise TypeError(f"multipliers must hold real numbers, got {type(multiplier).__name__}")
-        if not math.isfinite(multiplier) or multiplier <= 0.0:
-            raise ValueError(f"multipliers must be finite numbers > 0, got {multiplier}")
+    check.positive_ints(d_k=d_k, batch=batch, seq_len=seq_len)
+    multipliers = check.each("multipliers", multipliers, check.positive_real)
     device = torch.device("cpu") if device is None else torch.device(device)
-    seed_everything(seed)
+    seed_everything(seed)  # checks the seed
     q, k = torch.randn(2, batch, seq_len, d_k, device=device)
     upstream = torch.randn(batch, seq_len, seq_len, device=device)
     raw = attention_logits(q, k, scale=1.0)
     gram = k @ k.transpose(-2, -1)  # |m * g @ k|^2 = m^2 * g @ (k k^T) @ g^T, one matmul for every m
     results = []
     for multiplier in multipliers:
-        logits = raw * float(multiplier)
+        logits = raw * multiplier
         weights = torch.softmax(logits, dim=-1)
         grad_logits = softmax_backward(weights, upstream)
-        grad_query_norm = float(multiplier) * ((grad_logits @ gram) * grad_logits).sum(dim=-1).clamp(min=0).sqrt()
-        results.append({
-            "logit std": logits.std().item(),
-            "entropy": softmax_entropy(weights).mean().item(),
-            "max weight": weights.amax(dim=-1).mean().item(),
-            "logit grad norm": grad_logits.norm(dim=-1).mean().item(),
-            "query grad norm": grad_query_norm.mean().item(),
-        })
+        grad_query_norm = multiplier * ((grad_logits @ gram) * grad_logits).sum(dim=-1).clamp(min=0).sqrt()
+        results.append(
+            {
+                "logit std": logits.std().item(),
+                "entropy": softmax_entropy(weights).mean().item(),
+                "max weight": weights.amax(dim=-1).mean().item(),
+                "logit grad norm": grad_logits.norm(dim=-1).mean().item(),
+                "query grad norm": grad_query_norm.mean().item(),
+            }
+        )
     return results

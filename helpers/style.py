@@ -12,7 +12,10 @@ which would make the executed notebooks change on every run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # helpers imports matplotlib only where it draws
+    from matplotlib.typing import RcKeyType
 
 __all__ = [
     "COLORS",
@@ -55,7 +58,7 @@ DPI = 110
 MAX_FIGURE_WIDTH = 5.4  # inches; tests/test_site.py checks the rendered size on a phone
 TICK_FONT_PT = 11
 
-_RC: dict[str, Any] = {
+_RC: dict[RcKeyType, Any] = {
     "figure.figsize": (5.2, 3.4),
     "figure.dpi": DPI,
     "savefig.dpi": DPI,

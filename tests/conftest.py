@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.server
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
+import torch
+
+from tests.browser import CHROMIUM_FLAGS, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def one_thread_for_unit_tests():
+    """Tiny tensors run fastest on one thread, and never wait for a busy second core.
+    (Notebooks run in their own kernels, at their own settings.)"""
+    torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="session")
@@ -37,11 +34,13 @@ def built_site() -> Path:
     if os.environ.get("BOOK_SITE_PREBUILT") == "1" and not os.environ.get("CI") and (HTML / "index.html").is_file():
         return HTML
     jupyter_book = Path(sys.executable).parent / "jupyter-book"  # the environment's own copy
-    command = [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    log = result.stdout + result.stderr
-    if result.returncode != 0:
-        pytest.fail(f"jupyter-book build failed (exit {result.returncode}):\n{log[-6000:]}")
+    english = [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
+    chinese = [sys.executable, "-m", "tools.locale", "--build", "--all"]
+    for name, command in (("English", english), ("Chinese", chinese)):
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        if result.returncode != 0:
+            log = result.stdout + result.stderr
+            pytest.fail(f"the {name} edition's build failed (exit {result.returncode}):\n{log[-6000:]}")
     return HTML
 
 
@@ -50,27 +49,10 @@ def pages(built_site: Path) -> list[Path]:
     return sorted(p for p in built_site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
 
 
-@contextlib.contextmanager
-def serve(directory: Path):
-    """Serve ``directory`` on the loopback interface, as a reader's browser would load it; yields the URL."""
-    handler = functools.partial(QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-
-
 @pytest.fixture(scope="session")
 def site_url(built_site: Path):
     with serve(built_site) as url:
         yield url
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="session")

@@ -135,7 +135,7 @@ def test_gradients_match_torch():
         leaves = [t.clone().requires_grad_() for t in (q, k, v)]
         attention(*leaves).square().sum().backward()
         grads.append([t.grad for t in leaves])
-    for ours, theirs in zip(*grads):
+    for ours, theirs in zip(*grads, strict=True):
         torch.testing.assert_close(ours, theirs)
 
 
@@ -189,6 +189,7 @@ def test_softmax_entropy():
 
 
 # ---- bad input: a clear error that names the argument --------------------------------
+
 
 def good():
     return make_qkv((2,), 4, 5, 8, 3)

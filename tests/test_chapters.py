@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+from tools.notebook_format import chapter_notebooks
+
+NOTEBOOKS = chapter_notebooks()
+MAX_CODE_LINES = 30  # a code cell fits one screen of the site and one slide
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -27,6 +28,8 @@ def test_chapter_shape(path):
     assert all(c.execution_count is not None for c in code if c.source.strip()), "committed executed"
     assert "{glue:text}" in markdown, "numbers in the prose are glued"
     assert "{cite}" in markdown, "cites its sources"
+    long_cells = [len(c.source.splitlines()) for c in code if len(c.source.splitlines()) > MAX_CODE_LINES]
+    assert not long_cells, f"code cells of {long_cells} lines (at most {MAX_CODE_LINES})"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -17,14 +17,11 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from colab_cell import first_code_cell, setup_cell_source  # noqa: E402
+from tools.colab_cell import first_code_cell, setup_cell_source
+from tools.notebook_format import ROOT, chapter_notebooks
 
-
-def test_every_notebook_starts_with_the_colab_setup_cell():
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "colab_cell.py"), "--check"], capture_output=True, text=True)
-    assert result.returncode == 0, f"run `python tools/colab_cell.py --write`:\n{result.stdout}"
+# That every notebook starts with the current setup cell is checked with the rest of
+# `make tidy` (tests/test_tidy_and_claims.py).
 
 
 def test_setup_cell_targets_the_configured_repository():
@@ -38,8 +35,14 @@ def test_notebook_runs_in_a_simulated_colab(tmp_path, monkeypatch):
     venv = tmp_path / "colab"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     # torch, matplotlib, ipykernel from the book's environment, as Colab has its own;
     # a path added by a .pth line does not run that directory's own .pth files, so the
     # editable install of helpers stays invisible.
@@ -49,17 +52,26 @@ def test_notebook_runs_in_a_simulated_colab(tmp_path, monkeypatch):
 
     kernels = tmp_path / "jupyter" / "kernels" / "colab-sim"
     kernels.mkdir(parents=True)
-    (kernels / "kernel.json").write_text(json.dumps(
-        {"argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-         "display_name": "simulated Colab", "language": "python"}))
+    (kernels / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "simulated Colab",
+                "language": "python",
+            }
+        )
+    )
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
 
-    path = sorted((ROOT / "notebooks").glob("*.ipynb"))[0]
+    path = chapter_notebooks()[0]
     notebook = nbformat.read(path, as_version=4)
     setup = first_code_cell(notebook)
     setup.source = setup_cell_source(target=str(ROOT))
-    fake_colab = nbformat.v4.new_code_cell('import sys, types\nsys.modules["google.colab"] = types.ModuleType("google.colab")')
+    fake_colab = nbformat.v4.new_code_cell(
+        'import sys, types\nsys.modules["google.colab"] = types.ModuleType("google.colab")'
+    )
     notebook.cells.insert(notebook.cells.index(setup), fake_colab)
-    NotebookClient(notebook, timeout=600, kernel_name="colab-sim",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        notebook, timeout=600, kernel_name="colab-sim", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     assert subprocess.run([python, "-c", "import helpers"], cwd=tmp_path).returncode == 0

@@ -55,7 +55,9 @@ def test_seed_everything_repeats():
     assert first[0] == second[0] and torch.equal(first[1], second[1])
 
 
-@pytest.mark.parametrize("seed, error", [(1.5, TypeError), ("1", TypeError), (True, TypeError), (-1, ValueError), (2**32, ValueError)])
+@pytest.mark.parametrize(
+    "seed, error", [(1.5, TypeError), ("1", TypeError), (True, TypeError), (-1, ValueError), (2**32, ValueError)]
+)
 def test_seed_everything_bad(seed, error):
     with pytest.raises(error, match="seed"):
         helpers.seed_everything(seed)
@@ -101,8 +103,13 @@ def test_glue_emits_exactly_what_myst_nb_glue_emits(monkeypatch, value):
 
 
 def test_glue_rounds(monkeypatch):
-    for value, digits, expected in ((3.14159, 2, "3.14"), (41.6, 0, "42"), (17943.2, -2, "17900"), (2.94e-8, 10, "2.94e-08")):
-        ((bundle,), _), = _captured_displays(monkeypatch, helpers.glue, "x", value, digits)
+    for value, digits, expected in (
+        (3.14159, 2, "3.14"),
+        (41.6, 0, "42"),
+        (17943.2, -2, "17900"),
+        (2.94e-8, 10, "2.94e-08"),
+    ):
+        (((bundle,), _),) = _captured_displays(monkeypatch, helpers.glue, "x", value, digits)
         assert bundle["application/papermill.record/text/plain"] == expected
 
 
@@ -117,7 +124,7 @@ def test_glue_bad_input(args, error):
 
 
 def test_glue_band_holds_and_is_recorded(monkeypatch):
-    ((bundle,), kwargs), = _captured_displays(monkeypatch, lambda: helpers.glue("acc", 0.9612, 2, band=(0.9, 1.0)))
+    (((bundle,), kwargs),) = _captured_displays(monkeypatch, lambda: helpers.glue("acc", 0.9612, 2, band=(0.9, 1.0)))
     assert bundle["application/papermill.record/text/plain"] == "0.96"
     assert kwargs["metadata"]["scrapbook"]["band"] == [0.9, 1.0]
 
@@ -129,16 +136,28 @@ def test_glue_band_fails_outside(value):
         helpers.glue("acc", value, 2, band=(0.85, 1.0))
 
 
-@pytest.mark.parametrize("band, error", [((1.0,), TypeError), ("ab", TypeError), ((2.0, 1.0), ValueError),
-                                         ((0.0, float("inf")), ValueError), ((True, 1.0), TypeError)])
+@pytest.mark.parametrize(
+    "band, error",
+    [
+        ((1.0,), TypeError),
+        ("ab", TypeError),
+        ((2.0, 1.0), ValueError),
+        ((0.0, float("inf")), ValueError),
+        ((True, 1.0), TypeError),
+    ],
+)
 def test_glue_band_bad(band, error):
     with pytest.raises(error, match="band"):
         helpers.glue("x", 1.0, band=band)
 
 
 def test_table_html_and_text():
-    shown = helpers.table([["no scale", 0.123456, 3], ["1/√dₖ", 1.5, 12]], ["scale", "loss (nats)", "steps"],
-                          "Two arms, 5 seeds.", formats=[None, ".2f", "d"])
+    shown = helpers.table(
+        [["no scale", 0.123456, 3], ["1/√dₖ", 1.5, 12]],
+        ["scale", "loss (nats)", "steps"],
+        "Two arms, 5 seeds.",
+        formats=[None, ".2f", "d"],
+    )
     html = shown._repr_html_()
     assert html.startswith('<table class="book-table"><caption>Two arms, 5 seeds.</caption>')
     assert '<td data-label="loss (nats)" class="book-table-right">0.12</td>' in html
@@ -151,17 +170,22 @@ def test_table_html_and_text():
 
 def test_table_escapes_html_and_accepts_tensors():
     shown = helpers.table([["<b>", torch.tensor(0.5)]], ["a & b", "x"], "c < d")
-    assert "&lt;b&gt;" in shown._repr_html_() and "a &amp; b" in shown._repr_html_() and "c &lt; d" in shown._repr_html_()
+    assert (
+        "&lt;b&gt;" in shown._repr_html_() and "a &amp; b" in shown._repr_html_() and "c &lt; d" in shown._repr_html_()
+    )
     assert "0.5" in repr(shown)
 
 
-@pytest.mark.parametrize("kwargs, error, words", [
-    (dict(rows=[[1]], columns=["a"], caption=""), TypeError, "caption"),
-    (dict(rows=[[1]], columns="a", caption="c"), TypeError, "columns"),
-    (dict(rows=[[1, 2]], columns=["a"], caption="c"), ValueError, "rows"),
-    (dict(rows=[[1]], columns=["a"], caption="c", formats=[".2f", ".2f"]), ValueError, "formats"),
-    (dict(rows="ab", columns=["a"], caption="c"), TypeError, "rows"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        (dict(rows=[[1]], columns=["a"], caption=""), TypeError, "caption"),
+        (dict(rows=[[1]], columns="a", caption="c"), TypeError, "columns"),
+        (dict(rows=[[1, 2]], columns=["a"], caption="c"), ValueError, "rows"),
+        (dict(rows=[[1]], columns=["a"], caption="c", formats=[".2f", ".2f"]), ValueError, "formats"),
+        (dict(rows="ab", columns=["a"], caption="c"), TypeError, "rows"),
+    ],
+)
 def test_table_bad_input(kwargs, error, words):
     with pytest.raises(error, match=words):
         helpers.table(**kwargs)
@@ -187,3 +211,22 @@ def test_plot_band_draws_mean_and_min_max():
 def test_every_scale_has_one_label_and_one_colour():
     assert set(helpers.SCALE_LABELS) == set(helpers.SCALE_COLORS)
     assert set(helpers.SCALE_COLORS.values()) <= set(helpers.COLORS.values())
+
+
+def test_seed_offset_shifts_every_stream(monkeypatch):
+    """BOOK_SEED_OFFSET stands in for another machine's random draws (make portability, point seed-shift)."""
+    monkeypatch.delenv("BOOK_SEED_OFFSET", raising=False)
+    helpers.seed_everything(1005)
+    seed_1005 = torch.randn(3)
+    helpers.seed_everything(5)
+    plain = torch.randn(3)
+    monkeypatch.setenv("BOOK_SEED_OFFSET", "1000")
+    assert helpers.effective_seed(5) == 1005 and helpers.effective_seed(2**32 - 1) == 999
+    helpers.seed_everything(5)
+    assert torch.equal(torch.randn(3), seed_1005) and not torch.equal(seed_1005, plain)
+    shifted = helpers.train_recall(seed=1, steps=2)  # with the offset: the run of seed 1001
+    monkeypatch.delenv("BOOK_SEED_OFFSET")
+    assert shifted == helpers.train_recall(seed=1001, steps=2) and shifted != helpers.train_recall(seed=1, steps=2)
+    monkeypatch.setenv("BOOK_SEED_OFFSET", "x")
+    with pytest.raises(ValueError, match="BOOK_SEED_OFFSET"):
+        helpers.seed_everything(1)

@@ -7,15 +7,17 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import (
     buggy_attention_no_scale,
     buggy_attention_scale_after_softmax,
     diagnose_attention,
-    implied_logit_scale,
+    diagnostics,
     scaled_dot_product_attention,
 )
-from helpers import diagnostics
+from helpers.diagnostics import implied_logit_scale
 
 
 def value_width_attention(query, key, value):
@@ -92,3 +94,75 @@ def test_bad_inputs_name_the_argument():
         implied_logit_scale(torch.ones(2, 3), torch.zeros(3, 2))
     with pytest.raises(ValueError, match="non-negative"):
         implied_logit_scale(-torch.ones(2, 3), torch.zeros(2, 3))
+
+
+SUSPECTS = [
+    (scaled_dot_product_attention, diagnostics.CORRECT),
+    (F.scaled_dot_product_attention, diagnostics.CORRECT),
+    (buggy_attention_no_scale, diagnostics.NO_SCALE),
+    (buggy_attention_scale_after_softmax, diagnostics.SCALE_AFTER_SOFTMAX),
+    (value_width_attention, diagnostics.VALUE_WIDTH_SCALE),
+]
+
+
+def separable(d_k: int, seq_len: int, rel_tol: float) -> bool:
+    # The condition of issue 15, written independently of the helper: the value-width
+    # scale 1/sqrt(seq_len) and the right scale 1/sqrt(d_k) must differ by more than
+    # twice the tolerance, seen from either side.
+    ratio = math.sqrt(seq_len / d_k)
+    return abs(ratio - 1) > 2 * rel_tol and abs(1 / ratio - 1) > 2 * rel_tol
+
+
+def check_probe(d_k: int, seq_len: int | None, rel_tol: float = 0.1) -> None:
+    """Either a ValueError that names the argument at fault, or the right verdict for every suspect."""
+    try:
+        first = diagnose_attention(SUSPECTS[0][0], d_k=d_k, seq_len=seq_len, rel_tol=rel_tol)
+    except ValueError as error:
+        assert "seq_len" in str(error) or "d_k" in str(error), str(error)
+        # refusing is right only where the cases cannot be told apart
+        assert d_k == 1 or (seq_len is not None and not separable(d_k, seq_len, rel_tol)), str(error)
+        return
+    used = first.seq_len
+    assert seq_len is None or used == seq_len
+    assert separable(d_k, used, rel_tol), (d_k, used)  # would fail if the old check (seq_len != d_k) came back
+    assert 1 - 1 / math.sqrt(d_k) > 2 * rel_tol  # a missing scale must be told from 1/sqrt(d_k)
+    for attention, verdict in SUSPECTS:
+        diagnosis = diagnose_attention(attention, d_k=d_k, seq_len=seq_len, rel_tol=rel_tol)
+        assert diagnosis.verdict == verdict, (d_k, used, diagnosis.summary())
+
+
+@settings(max_examples=40, deadline=None)
+@given(d_k=st.integers(1, 300), seq_len=st.one_of(st.none(), st.integers(2, 300)))
+def test_probe_separates_or_refuses(d_k, seq_len):
+    check_probe(d_k, seq_len)
+
+
+@settings(max_examples=40, deadline=None)
+@given(d_k=st.integers(2, 300), offset=st.integers(-8, 8))
+def test_probe_near_the_diagonal(d_k, offset):
+    # d_k close to seq_len is where the value-width slip used to pass as correct
+    check_probe(d_k, max(2, d_k + offset))
+
+
+@pytest.mark.parametrize("d_k, seq_len", [(36, 32), (30, 32), (64, 56), (64, 64)])
+def test_the_old_blind_spots_are_refused(d_k, seq_len):
+    # at these points rel_tol = 0.1 let 1/sqrt(seq_len) pass for 1/sqrt(d_k): the
+    # value-width slip was diagnosed "correct"
+    with pytest.raises(ValueError, match="seq_len"):
+        diagnose_attention(value_width_attention, d_k=d_k, seq_len=seq_len)
+    diagnosis = diagnose_attention(value_width_attention, d_k=d_k)  # an automatic length separates them
+    assert diagnosis.verdict == diagnostics.VALUE_WIDTH_SCALE, diagnosis.summary()
+
+
+def test_probe_length_and_its_refusals():
+    assert diagnostics.probe_length(64) == 32
+    assert diagnostics.probe_length(32) == 16
+    assert diagnostics.probe_length(2) == 32
+    for d_k in range(2, 2000):
+        assert separable(d_k, diagnostics.probe_length(d_k), 0.1)
+    with pytest.raises(ValueError, match="d_k"):
+        diagnostics.probe_length(1)
+    with pytest.raises(ValueError, match="d_k"):
+        diagnose_attention(scaled_dot_product_attention, d_k=1)
+    with pytest.raises(ValueError, match="rel_tol"):
+        diagnostics.probe_length(64, rel_tol=0.45)  # no length can be that far from both 1/8 and 1

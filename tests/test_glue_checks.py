@@ -24,8 +24,10 @@ from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, read, 
 
 NOT_COMPARED = {"nbval-ignore-output", "nbval-skip", "raises-exception"}
 PAGES = sorted((ROOT / "book").glob("*.md"))
-REFERENCE = re.compile(r"\{glue(?::\w+)?\}`(?:[^`]*?::)?([A-Za-z0-9_]+)[^`]*`|\{glue(?::\w+)?\}\s+(?:[^\s]*?::)?([A-Za-z0-9_]+)"
-                       r"|_generated/([A-Za-z0-9_]+)\.png")
+REFERENCE = re.compile(
+    r"\{glue(?::\w+)?\}`(?:[^`]*?::)?([A-Za-z0-9_]+)[^`]*`|\{glue(?::\w+)?\}\s+(?:[^\s]*?::)?([A-Za-z0-9_]+)"
+    r"|_generated/([A-Za-z0-9_]+)\.png"
+)
 
 
 def sanitize_patterns() -> list[re.Pattern[str]]:
@@ -63,10 +65,13 @@ def test_every_glued_number_is_checked():
             unchecked.append(f"{path.name} cell {glued.cell_index}: {glued.name} = {glued.text}")
     report = ROOT / "_build" / "glue-checks.md"
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text("| notebook | glue | value | check |\n|---|---|---|---|\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    report.write_text(
+        "| notebook | glue | value | check |\n|---|---|---|---|\n" + "\n".join(rows) + "\n", encoding="utf-8"
+    )
     assert rows, "no glued values found"
     assert not unchecked, (
-        "glued numbers that nothing checks (in a cell nbval ignores, without a band=(low, high)):\n" + "\n".join(unchecked)
+        "glued numbers that nothing checks (in a cell nbval ignores, without a band=(low, high)):\n"
+        + "\n".join(unchecked)
     )
 
 

@@ -11,7 +11,13 @@ from helpers import online_attention, online_softmax, scaled_dot_product_attenti
 
 
 @settings(max_examples=50, deadline=None)
-@given(rows=st.integers(1, 4), length=st.integers(1, 70), block=st.integers(1, 80), spread=st.floats(0.1, 300.0), seed=st.integers(0, 2**16))
+@given(
+    rows=st.integers(1, 4),
+    length=st.integers(1, 70),
+    block=st.integers(1, 80),
+    spread=st.floats(0.1, 300.0),
+    seed=st.integers(0, 2**16),
+)
 def test_online_softmax_equals_softmax(rows, length, block, spread, seed):
     generator = torch.Generator().manual_seed(seed)
     logits = torch.randn(rows, length, generator=generator, dtype=torch.float64) * spread
@@ -32,7 +38,9 @@ def test_online_attention_equals_attention(use_exp2, block_size):
     q, k, v = (torch.randn(2, 3, n, 16, generator=generator, dtype=torch.float64) for n in (5, 50, 50))
     for scale in (None, 0.01, 1.0):
         expected, _ = scaled_dot_product_attention(q, k, v, scale=scale)
-        torch.testing.assert_close(online_attention(q, k, v, scale=scale, block_size=block_size, use_exp2=use_exp2), expected)
+        torch.testing.assert_close(
+            online_attention(q, k, v, scale=scale, block_size=block_size, use_exp2=use_exp2), expected
+        )
 
 
 def test_online_attention_float32_large_logits():

@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from helpers import STATISTICS, attention_statistics_at_init, softmax_backward
+from helpers import attention_statistics_at_init, softmax_backward
+from helpers.scales import STATISTICS
 
 
 def test_returns_one_dict_per_multiplier_with_every_statistic():

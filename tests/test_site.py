@@ -10,9 +10,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "_build" / "screenshots"
-VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
+from tests.browser import ROOT, SCREENSHOTS, VIEWPORTS, axe_violations, load, new_context, tick_label_px
+from tools.notebook_format import NOTEBOOK_DIR, toc_files
 
 
 class ResourceParser(HTMLParser):
@@ -52,21 +51,6 @@ def is_external(url: str) -> bool:
     return bool(parsed.netloc) or parsed.scheme not in ("", "data")
 
 
-def toc_files() -> list[str]:
-    """Every file the table of contents lists, at any depth."""
-    import yaml
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                yield entry["file"]
-            for key in ("parts", "chapters", "sections"):
-                yield from walk(entry.get(key, []))
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return [toc["root"], *walk(toc.get("parts", []) + toc.get("chapters", []))]
-
-
 def test_every_toc_page_is_built(pages, built_site):
     names = {page.relative_to(built_site).as_posix() for page in pages}
     files = toc_files()
@@ -77,7 +61,7 @@ def test_every_toc_page_is_built(pages, built_site):
 
 def test_every_notebook_is_in_the_book():
     listed = set(toc_files())
-    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for notebook in sorted(NOTEBOOK_DIR.glob("*.ipynb")):  # every file there, listed or not
         assert f"notebooks/{notebook.stem}" in listed, f"{notebook.name} is not in _toc.yml"
 
 
@@ -121,10 +105,12 @@ def test_every_image_has_alt_text_and_every_figure_a_caption(pages):
 
 
 def test_plain_titles_for_tabs_and_print():
-    import sys
+    import importlib.util
 
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    from site_tweaks import plain_title
+    spec = importlib.util.spec_from_file_location("site_tweaks", ROOT / "book" / "_ext" / "site_tweaks.py")
+    site_tweaks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(site_tweaks)
+    plain_title = site_tweaks.plain_title
 
     assert plain_title(r"Where the scale \(1/\sqrt{d_k}\) sits") == "Where the scale 1/√dₖ sits"
     assert plain_title(r"Why $\sqrt{d_k}$, not $d_k$") == "Why √dₖ, not dₖ"
@@ -137,14 +123,14 @@ def test_glued_values_were_all_pasted(pages):
         assert "{glue:" not in text and "glue:text" not in text, page.name
 
 
-AXE = ROOT / "tests" / "_vendor" / "axe-core" / "axe.min.js"
 PAGE_REPORT = r"""() => {
     const raw = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
         const node = walker.currentNode;
         if (node.parentElement.closest('pre, code, script, style, mjx-container, .highlight')) continue;
-        if (/\\\(|\\\)|\\\[|\\\]|\$\$|\\sqrt|\\frac/.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 80));
+        const tex = /\\\(|\\\)|\\\[|\\\]|\$\$|\\sqrt|\\frac/;
+        if (tex.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 80));
     }
     const displays = [...document.querySelectorAll('mjx-container[display="true"]')].map(c => {
         const box = c.getBoundingClientRect();
@@ -158,11 +144,13 @@ PAGE_REPORT = r"""() => {
     });
     const figures = [...document.querySelectorAll('.cell_output img, figure img')]
         .filter(i => i.naturalWidth > 200)
-        .map(i => ({src: i.src.split('/').pop().slice(0, 40), scale: i.getBoundingClientRect().width / i.naturalWidth}));
+        .map(i => ({src: i.src.split('/').pop().slice(0, 40),
+                    scale: i.getBoundingClientRect().width / i.naturalWidth}));
     return {
         typeset: document.querySelectorAll('mjx-container').length,
         sidebarMath: document.querySelectorAll('.bd-sidebar-primary span.math, nav span.math').length,
-        sidebarTypeset: document.querySelectorAll('.bd-sidebar-primary span.math mjx-container, nav span.math mjx-container').length,
+        sidebarTypeset: document.querySelectorAll(
+            '.bd-sidebar-primary span.math mjx-container, nav span.math mjx-container').length,
         raw: raw,
         brokenImages: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
         displays: displays,
@@ -170,47 +158,6 @@ PAGE_REPORT = r"""() => {
         pageOverflow: document.documentElement.scrollWidth > window.innerWidth + 1,
     };
 }"""
-
-
-def tick_label_px() -> float:
-    """The CSS-pixel height of a tick label in a figure shown at its natural size."""
-    import helpers.style as style
-
-    return style.TICK_FONT_PT * style.DPI / 72
-
-
-def load(context, url: str):
-    """Open ``url``; record failed requests, HTTP errors and console errors; wait for MathJax."""
-    page = context.new_page()
-    page.problems = []
-    page.on("requestfailed", lambda request: page.problems.append(f"failed request {request.url}"))
-    page.on("response", lambda r: page.problems.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
-    page.on("console", lambda m: page.problems.append(f"console error {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda error: page.problems.append(f"page error {error}"))
-    page.goto(url, wait_until="load")
-    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=15000)
-    page.evaluate("MathJax.startup.promise")
-    return page
-
-
-def axe_violations(page) -> list[str]:
-    """Serious and critical WCAG violations that axe-core finds on the page."""
-    page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
-    found = page.evaluate(
-        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-        ".filter(v => ['serious', 'critical'].includes(v.impact))"
-        ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; '))"
-    )
-    return list(found)
-
-
-def new_context(browser, viewport: str, mode: str = "light"):
-    width, height = VIEWPORTS[viewport]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
-    # Anything that is not the local server is a network load: fail it loudly.
-    context.route(re.compile(r"^(?!http://127\.0\.0\.1:).*"), lambda route: route.abort())
-    return context
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -245,7 +192,9 @@ def test_pages_in_a_real_browser(browser, site_url, pages, built_site, viewport)
                 problems.append(f"{path}: equation label overlaps its equation: {display['text']}")
         for figure in report["figures"]:
             if figure["scale"] * tick_label_px() < 9:
-                problems.append(f"{path}: figure {figure['src']} shrunk to {figure['scale']:.2f}: tick labels under 9 px")
+                problems.append(
+                    f"{path}: figure {figure['src']} shrunk to {figure['scale']:.2f}: tick labels under 9 px"
+                )
     context.close()
     assert not problems, "\n".join(problems)
 
@@ -328,7 +277,9 @@ def test_dark_mode(browser, site_url, pages, built_site, viewport):
                 page.screenshot(path=str(SCREENSHOTS / f"{page_file.stem}.{viewport}.{mode}.full.png"), full_page=True)
             if mode == "dark":
                 corners = page.evaluate(FIGURE_CORNERS)
-                problems += [f"{path}: figure background {c} is not opaque white" for c in corners if c != [255, 255, 255, 255]]
+                problems += [
+                    f"{path}: figure background {c} is not opaque white" for c in corners if c != [255, 255, 255, 255]
+                ]
                 problems += [f"{path}: axe (dark) {v}" for v in axe_violations(page)]
             page.close()
         context.close()

@@ -19,7 +19,7 @@ ARTICLE_CLAIMS = {"1": 5, "2": 3, "3": 4, "4": 3, "5": 4, "6": 2, "7": 7}
 
 
 def test_tidy_has_nothing_to_do():
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "tidy.py"), "--check"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "tools.tidy", "--check"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, f"run `make tidy`:\n{result.stdout}"
 
 
@@ -43,7 +43,9 @@ def test_every_claim_is_tested_where_the_ledger_says():
         labels = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
         assert f"({entry['section']})=" in labels, f"{claim_id}: no label ({entry['section']})= in {entry['chapter']}"
         # the reason glues its number from the chapter that tests the claim
-        assert "{glue" in entry["reason"] or "{cite" in entry["reason"], f"{claim_id}: a reason without a number or a source"
+        assert "{glue" in entry["reason"] or "{cite" in entry["reason"], (
+            f"{claim_id}: a reason without a number or a source"
+        )
 
 
 def test_every_claim_id_in_the_book_is_in_the_ledger():

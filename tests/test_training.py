@@ -8,20 +8,16 @@ import pytest
 import torch
 
 from helpers import (
-    RecallBatch,
     RecallModel,
-    RunsHistory,
     TrainHistory,
     attention_logits,
-    init_recall_runs,
-    recall_batch,
     scaled_dot_product_attention,
     steps_to_accuracy,
     train,
     train_recall,
     train_recall_runs,
 )
-from helpers.training import _StackedAdam, _StackedSGD
+from helpers.training import RecallBatch, RunsHistory, _StackedAdam, _StackedSGD, init_recall_runs, recall_batch
 
 
 @pytest.fixture(autouse=True)
@@ -53,8 +49,8 @@ def test_recall_batch_is_deterministic_given_a_seed():
     a = recall_batch(8, generator=torch.Generator().manual_seed(3))
     b = recall_batch(8, generator=torch.Generator().manual_seed(3))
     c = recall_batch(8, generator=torch.Generator().manual_seed(4))
-    assert all(torch.equal(x, y) for x, y in zip(a, b))
-    assert not all(torch.equal(x, y) for x, y in zip(a, c))
+    assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(torch.equal(x, y) for x, y in zip(a, c, strict=True))
 
 
 def test_model_shapes_and_default_scale():
@@ -97,7 +93,9 @@ def test_train_recall_is_deterministic_given_a_seed():
 
 
 def test_a_tiny_run_learns():
-    history = train_recall(optimizer="adam", lr=1e-2, seed=0, steps=150, n_pairs=4, n_keys=8, n_values=8, d_model=32, d_k=32)
+    history = train_recall(
+        optimizer="adam", lr=1e-2, seed=0, steps=150, n_pairs=4, n_keys=8, n_values=8, d_model=32, d_k=32
+    )
     assert sum(history.loss[-10:]) / 10 < 0.5 * sum(history.loss[:10]) / 10
     assert sum(history.accuracy[-10:]) / 10 > 0.8
     assert sum(history.attention_on_answer[-10:]) / 10 > 0.5
@@ -130,8 +128,24 @@ def test_steps_to_accuracy():
         (lambda: RecallModel(scale=0.0), ValueError, "scale"),
         (lambda: RecallModel(scale="1"), TypeError, "scale"),
         (lambda: RecallModel()(torch.zeros(2, 3), torch.zeros(2, 3), torch.zeros(2)), TypeError, "pair_keys"),
-        (lambda: RecallModel()(torch.zeros(2, 3, dtype=torch.long), torch.zeros(2, 4, dtype=torch.long), torch.zeros(2, dtype=torch.long)), ValueError, "pair_values"),
-        (lambda: RecallModel()(torch.zeros(2, 3, dtype=torch.long), torch.zeros(2, 3, dtype=torch.long), torch.zeros(3, dtype=torch.long)), ValueError, "query"),
+        (
+            lambda: RecallModel()(
+                torch.zeros(2, 3, dtype=torch.long),
+                torch.zeros(2, 4, dtype=torch.long),
+                torch.zeros(2, dtype=torch.long),
+            ),
+            ValueError,
+            "pair_values",
+        ),
+        (
+            lambda: RecallModel()(
+                torch.zeros(2, 3, dtype=torch.long),
+                torch.zeros(2, 3, dtype=torch.long),
+                torch.zeros(3, dtype=torch.long),
+            ),
+            ValueError,
+            "query",
+        ),
         (lambda: train_recall(optimizer="rmsprop"), ValueError, "optimizer"),
         (lambda: train_recall(lr=-1.0), ValueError, "lr"),
         (lambda: train_recall(seed=-1), ValueError, "seed"),
@@ -191,11 +205,11 @@ def test_stacked_optimizers_are_torch_optimizers_bit_for_bit(stacked, reference)
         grads = tuple(torch.randn(shape, generator=generator) * 10.0**-step for shape in shapes)  # down to 1e-5
         optimizer.step(grads)
         for r in range(3):
-            for p, g in zip(singles[r], grads):
+            for p, g in zip(singles[r], grads, strict=True):
                 p.grad = g[r].clone()
             references[r].step()
     for r in range(3):
-        for p, single in zip(params, singles[r]):
+        for p, single in zip(params, singles[r], strict=True):
             assert torch.equal(p[r], single)
 
 
@@ -217,7 +231,7 @@ LRS = {"sgd": (0.5, 0.2), "adam": (1e-2, 3e-3)}  # the chapters' rates, and a se
 
 
 def relative_difference(batched: list[float], single: list[float]) -> float:
-    return max(abs(a - b) / abs(b) for a, b in zip(batched, single))
+    return max(abs(a - b) / abs(b) for a, b in zip(batched, single, strict=True))
 
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
@@ -226,7 +240,7 @@ def test_batched_runs_follow_their_single_runs(optimizer):
     # rate), so that each run must get its own of each.
     (big, small), (first, second) = SCALES, LRS[optimizer]
     grid = [(big, first, 0), (big, second, 1), (small, first, 1), (small, second, 0)]
-    scales, lrs, seeds = zip(*grid)
+    scales, lrs, seeds = zip(*grid, strict=True)
     history = train_recall_runs([SCALES[s] for s in scales], lrs, seeds, optimizer, steps=STEPS)
     assert isinstance(history, RunsHistory) and len(history) == len(grid)
     for r, (scale, lr, seed) in enumerate(grid):
@@ -237,7 +251,7 @@ def test_batched_runs_follow_their_single_runs(optimizer):
         assert relative_difference(batched.loss, single.loss) < rtol, (scale, lr, seed)
         assert relative_difference(batched.attention_on_answer, single.attention_on_answer) < rtol, (scale, lr, seed)
         # accuracy counts argmaxes: a near tie could flip one example; none did here, allow one in the 30 steps
-        flips = [abs(a - b) for a, b in zip(batched.accuracy, single.accuracy) if a != b]
+        flips = [abs(a - b) for a, b in zip(batched.accuracy, single.accuracy, strict=True) if a != b]
         assert len(flips) <= 1 and all(f <= 1 / 32 + 1e-6 for f in flips)
 
 
@@ -279,7 +293,7 @@ def test_runs_history_fields_and_the_attention_statistics():
     assert isinstance(run, TrainHistory) and run.loss == history.loss[1].tolist() and len(run.accuracy) == 3
     assert history.run(-1) == history.run(2)
     # Step 0, recomputed with the single model on the run's first batch.
-    for r, (scale, seed) in enumerate(zip(scales, seeds)):
+    for r, (scale, seed) in enumerate(zip(scales, seeds, strict=True)):
         torch.manual_seed(seed)
         model = RecallModel(d_model=16, d_k=16, scale=scale)
         batch = recall_batch(32, 6, generator=torch.Generator().manual_seed(seed))
@@ -291,7 +305,7 @@ def test_runs_history_fields_and_the_attention_statistics():
         assert history.saturated[r, 0] == (largest >= 0.99).float().mean()
         torch.testing.assert_close(history.logit_std[r, 0], logits.std().detach(), rtol=1e-5, atol=0)
     assert history.logit_std[1, 0] > 2 * history.logit_std[0, 0]  # unscaled: logits ~sqrt(d_k) = 4x wider
-    assert ((1 / 6 <= history.max_weight) & (history.max_weight <= 1)).all()
+    assert ((history.max_weight >= 1 / 6) & (history.max_weight <= 1)).all()
 
 
 def test_steps_to_accuracy_for_many_runs():

@@ -1,7 +1,7 @@
 """Time each notebook's execution against the floor (a notebook that only imports).
 
     make bench            # every notebook
-    python tools/bench.py notebooks/01_*.ipynb
+    python -m tools.bench notebooks/01_*.ipynb
 
 Each notebook runs in a fresh kernel, as under nbval; the best of --repeat runs
 counts. The floor is the cost every notebook pays before it computes anything:
@@ -17,20 +17,29 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from tools.notebook_format import QUIET_KERNEL, chapter_notebooks
+
 FLOOR_SOURCE = "import torch\nimport matplotlib.pyplot as plt\nimport helpers"
 
 
 def run_seconds(notebook: nbformat.NotebookNode, cwd: Path) -> float:
     start = time.perf_counter()
-    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(cwd)}},
+        extra_arguments=QUIET_KERNEL,
+    ).execute()
     return time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter, in reading order")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
+    args.notebooks = args.notebooks or chapter_notebooks()
 
     cwd = args.notebooks[0].parent
     floor_notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_SOURCE)])

@@ -25,12 +25,16 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
 COLAB_MARKER = "# Colab only:"
 FOLD_TAGS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
+# A local kernel says at start that it talks over TCP without encryption; in our tools' output that is noise.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 __all__ = [
     "COLAB_MARKER",
     "FOLD_TAGS",
     "GLUE_PREFIX",
     "Glued",
+    "NOTEBOOK_DIR",
+    "QUIET_KERNEL",
     "ROOT",
     "chapter_notebooks",
     "count_words",
@@ -125,12 +129,21 @@ def is_plumbing(source: str) -> bool:
     def only_checks(statements: list[ast.stmt]) -> bool:
         nonlocal found
         for statement in statements:
-            if isinstance(statement, ast.Assert):
+            if isinstance(statement, ast.Assert) or isinstance(statement, ast.Expr) and _is_glue_call(statement.value):
                 found = True
-            elif isinstance(statement, ast.Expr) and _is_glue_call(statement.value):
-                found = True
-            elif isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Import, ast.ImportFrom,
-                                        ast.FunctionDef, ast.Pass, ast.Delete)):
+            elif isinstance(
+                statement,
+                (
+                    ast.Assign,
+                    ast.AugAssign,
+                    ast.AnnAssign,
+                    ast.Import,
+                    ast.ImportFrom,
+                    ast.FunctionDef,
+                    ast.Pass,
+                    ast.Delete,
+                ),
+            ):
                 continue
             elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
                 continue  # a docstring or a bare string
@@ -168,13 +181,19 @@ def main_path_prose(notebook: nbformat.NotebookNode) -> str:
         for i, line in enumerate(lines):
             match = FENCE.match(line)
             folded_here = any(folded for _, folded in stack)
-            if match and stack and match.group(2)[0] == stack[-1][0][0] and len(match.group(2)) >= len(stack[-1][0]) \
-                    and not match.group(3) and not match.group(5).strip():
+            if (
+                match
+                and stack
+                and match.group(2)[0] == stack[-1][0][0]
+                and len(match.group(2)) >= len(stack[-1][0])
+                and not match.group(3)
+                and not match.group(5).strip()
+            ):
                 stack.pop()
                 continue
             if match and (match.group(3) or match.group(2).startswith("`")):
                 name = match.group(4) or ""
-                options = "\n".join(lines[i + 1:i + 4])
+                options = "\n".join(lines[i + 1 : i + 4])
                 folded = name in FOLDED_DIRECTIVES or ":class: dropdown" in options or not name  # code fence
                 stack.append((match.group(2), folded))
                 continue

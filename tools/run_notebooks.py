@@ -1,7 +1,7 @@
 """Execute notebooks on the best available device and report whether every assert held.
 
     make gpu-check                      # every notebook, on CUDA / MPS / CPU
-    python tools/run_notebooks.py notebooks/01_*.ipynb
+    python -m tools.run_notebooks notebooks/01_*.ipynb
 
 Outputs are not compared: random streams differ between devices, so strict
 nbval stays the CPU check. What must hold everywhere is every ``assert``; a
@@ -19,11 +19,14 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from tools.notebook_format import QUIET_KERNEL, chapter_notebooks
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter, in reading order")
     args = parser.parse_args()
+    args.notebooks = args.notebooks or chapter_notebooks()
 
     import helpers  # the device the notebooks will pick, for the report
 
@@ -32,8 +35,13 @@ def main() -> int:
     for path in args.notebooks:
         notebook = nbformat.read(path, as_version=4)
         start = time.perf_counter()
-        client = NotebookClient(notebook, timeout=900, kernel_name="python3",
-                                resources={"metadata": {"path": str(path.parent)}})
+        client = NotebookClient(
+            notebook,
+            timeout=900,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+            extra_arguments=QUIET_KERNEL,
+        )
         try:
             client.execute()
             status = "ok"

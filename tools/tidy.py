@@ -1,10 +1,13 @@
 """Keep what is derived from a rule or from one source in step with it.
 
-    python tools/tidy.py          # rewrite what is stale (make tidy)
-    python tools/tidy.py --check  # exit 1 and list what is stale (make test runs this)
+    python -m tools.tidy          # rewrite what is stale (make tidy)
+    python -m tools.tidy --check  # exit 1 and list what is stale (make test runs this)
 
-What it writes, all in cell metadata or generated text, never in outputs:
+What it writes, never touching outputs:
 
+- **The Colab setup cell**, first code cell of every notebook (``colab_cell.py``;
+  a notebook whose setup cell changed must be re-executed: ``make execute``).
+- **Slide types** of every cell, by one rule (``slides.py``).
 - **Folds**: every *plumbing* cell (it only asserts or glues, see
   ``notebook_format.is_plumbing``) carries ``hide-input`` unless it already
   carries one of ``notebook_format.FOLD_TAGS``.
@@ -12,7 +15,7 @@ What it writes, all in cell metadata or generated text, never in outputs:
   holds the verdict box of those claims, written from ``book/claims.yml``.
 - **The claims ledger page** ``book/claims.md``, from the same file.
 
-A notebook whose cell metadata or markdown changes needs no re-execution.
+Apart from the setup cell, what changes is metadata or markdown: no re-execution needed.
 """
 
 from __future__ import annotations
@@ -20,13 +23,13 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
 
 import nbformat
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from notebook_format import FOLD_TAGS, ROOT, chapter_notebooks, is_plumbing, read, tags  # noqa: E402
+from tools.colab_cell import refresh_setup_cell
+from tools.notebook_format import FOLD_TAGS, ROOT, chapter_notebooks, is_plumbing, read, tags
+from tools.slides import set_slide_types
 
 LEDGER = ROOT / "book" / "claims.yml"
 LEDGER_PAGE = ROOT / "book" / "claims.md"
@@ -46,6 +49,13 @@ GLUE_ROLE = re.compile(r"\{glue(:\w+)?\}`(?!\.\./)([^`]+)`")
 
 def load_ledger() -> dict[str, dict[str, str]]:
     return yaml.safe_load(LEDGER.read_text(encoding="utf-8"))
+
+
+def cross_page_glue(match: re.Match[str], chapter: str) -> str:
+    """``{glue:text}`key``` of a chapter, as the ledger page must write it (myst-nb reads
+    ``path::key:format`` there, so a key without a format gets ``:s``)."""
+    role, key = match.group(1) or "", match.group(2)
+    return f"{{glue{role}}}`../notebooks/{chapter}.ipynb::{key if ':' in key else key + ':s'}`"
 
 
 def verdict_box(claim_id: str, entry: dict[str, str]) -> str:
@@ -68,7 +78,8 @@ def ledger_page(ledger: dict[str, dict[str, str]]) -> str:
         "The book follows a Chinese-language blog article on the $\\sqrt{d_k}$ scale and treats each of its "
         f"{len(ledger)} claims as a hypothesis. Each line below gives the claim in the book's words, the verdict, "
         "the deciding measurement or source, and the section that tests it. "
-        + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
+        + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        + ".",
         "",
     ]
     for number, title in SECTIONS.items():
@@ -77,10 +88,7 @@ def ledger_page(ledger: dict[str, dict[str, str]]) -> str:
             continue
         lines += [f"## {number}. {title}", ""]
         for claim_id, entry in entries:
-            reason = GLUE_ROLE.sub(
-                lambda m: f"{{glue{m.group(1) or ''}}}`../notebooks/{entry['chapter']}.ipynb::{m.group(2)}`",
-                entry["reason"],
-            )
+            reason = GLUE_ROLE.sub(lambda m, chapter=entry["chapter"]: cross_page_glue(m, chapter), entry["reason"])
             lines += [
                 f"**{claim_id}, {entry['verdict']}.** {entry['claim']}",
                 "",
@@ -93,6 +101,10 @@ def ledger_page(ledger: dict[str, dict[str, str]]) -> str:
 def tidy_notebook(notebook: nbformat.NotebookNode, ledger: dict[str, dict[str, str]]) -> list[str]:
     """Bring one notebook in step, in memory; return what changed."""
     changes = []
+    if refresh_setup_cell(notebook):
+        changes.append("Colab setup cell refreshed (re-execute the notebook)")
+    if set_slide_types(notebook):
+        changes.append("slide types set")
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "code" and is_plumbing(cell.source) and not set(tags(cell)) & set(FOLD_TAGS):
             cell.metadata.setdefault("tags", []).append("hide-input")

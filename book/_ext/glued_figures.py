@@ -20,8 +20,8 @@ from pathlib import Path
 
 from sphinx.errors import ExtensionError
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from notebook_format import GLUE_PREFIX, glued_outputs, read  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
+from tools.notebook_format import GLUE_PREFIX, chapter_notebooks, glued_outputs, read  # noqa: E402
 
 ALT_GLUE = re.compile(r"\{glue(?::text)?\}`([A-Za-z0-9_]+)(?::([^`]+))?`")
 
@@ -30,7 +30,7 @@ def export_glued_figures(app):
     root = Path(app.srcdir)
     target = root / "book" / "_generated"
     target.mkdir(parents=True, exist_ok=True)
-    for notebook in sorted((root / "notebooks").glob("*.ipynb")):
+    for notebook in chapter_notebooks():
         for cell in read(notebook).cells:
             for output in cell.get("outputs", []):
                 name = output.get("metadata", {}).get("scrapbook", {}).get("name")

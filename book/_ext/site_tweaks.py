@@ -5,6 +5,8 @@
   and there they would stay raw TeX.
 - Plain-text titles. A title with math reaches the browser tab and the print
   header as raw TeX (``\\(1/\\sqrt{d_k}\\)``, ``1/\\sqrt{d_k}``); there it becomes ``1/√dₖ``.
+- The other language. Each page links to itself in the book's other edition: the
+  English site at the root, the Chinese one under ``zh/`` (book/_templates/language-switch.html).
 - No script twice. sphinx-thebe registers its inline configuration once per
   build phase, and the second copy redeclares a ``const``: a console error on
   every page.
@@ -31,10 +33,21 @@ def plain_title(title: str) -> str:
     return title.replace("{", "").replace("}", "")
 
 
+EDITIONS = {"en": ("zh", "zh-CN", "中文"), "zh_CN": ("..", "en", "English")}
+
+
+def translation_link(language: str, pagename: str) -> dict[str, str]:
+    """Where the same page lives in the other edition, relative to this page."""
+    folder, lang, label = EDITIONS.get(language, EDITIONS["en"])
+    up = "../" * pagename.count("/")
+    return {"translation_url": f"{up}{folder}/{pagename}.html", "translation_lang": lang, "translation_label": label}
+
+
 def tidy_page(app, pagename, templatename, context, doctree):
     for key in ("title", "pagetitle"):  # the tab title; the theme's print header
         if context.get(key):
             context[key] = plain_title(context[key])
+
     scripts, seen = [], set()
     for script in context.get("script_files", []):
         # an inline script comes with filename None from one phase and "" from the other
@@ -45,7 +58,13 @@ def tidy_page(app, pagename, templatename, context, doctree):
     context["script_files"] = scripts
 
 
+def add_translation_link(app, pagename, templatename, context, doctree):
+    context.update(translation_link(app.config.language or "en", pagename))
+
+
 def setup(app):
     app.set_html_assets_policy("always")
+    # before pydata-sphinx-theme drops header templates that render empty
+    app.connect("html-page-context", add_translation_link, priority=100)
     app.connect("html-page-context", tidy_page, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,287 @@
+"""Lecture slides, rendered by the book's own build.
+
+Every chapter becomes a reveal.js deck in ``_build/html/slides/``, and the cells
+tagged ``lecture`` across all chapters become one 90-minute lecture deck
+(``slides/lecture.html``), with speaker notes from the cells' ``notes`` metadata.
+
+Nothing here parses MyST. While Sphinx reads a notebook, myst-nb turns each
+cell into doctree nodes; this extension only leaves an invisible marker (a
+comment node, which every writer drops) at the start of each markdown cell, so
+that after Sphinx has resolved every role, directive, glued value, citation and
+cross-reference, the nodes of each cell can be found again and rendered to HTML
+by Sphinx's own HTML writer (``builder.render_partial``). Which cells become
+slides follows the cells' metadata: plumbing (``hide-input``), folded deep dives
+(``hide-cell``), removed cells, solutions and dropdowns never do; a markdown
+cell whose ``slideshow.slide_type`` is ``-`` continues the previous slide.
+
+Slides taller than the 1280 × 720 slide are split in the browser, before
+reveal.js starts, at block boundaries (``slides/deck.js``); the browser tests
+check that no slide overflows after that.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from docutils import nodes
+from jinja2 import Template
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
+from site_tweaks import plain_title  # noqa: E402  (book/_ext is on the path: Sphinx loads us from there)
+
+from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
+
+HERE = Path(__file__).resolve().parent / "slides"
+REVEAL = ROOT / "book" / "_vendor_slides" / "reveal.js"
+MARKER = "nb-cell-marker"
+NEVER_ON_SLIDES = {"hide-input", "hide-cell", "remove-cell", "remove-input", "hide-output"}
+LECTURE_TAG = "lecture"
+
+
+# --- 1. A marker at the start of every markdown cell ---------------------------------------
+
+
+def _install_cell_markers() -> None:
+    from myst_nb.core.render import MditRenderMixin
+
+    original = MditRenderMixin.render_nb_cell_markdown
+    if getattr(original, "_book_marker", False):
+        return
+
+    def render_nb_cell_markdown(self, token):
+        self.current_node.append(nodes.comment("", "", classes=[MARKER], cell_index=token.meta["index"]))
+        original(self, token)
+
+    render_nb_cell_markdown._book_marker = True
+    MditRenderMixin.render_nb_cell_markdown = render_nb_cell_markdown
+
+
+# --- 2. The blocks of each cell, from the resolved doctree ---------------------------------
+
+
+@dataclass
+class Block:
+    cell: int
+    kind: str  # "title" (a section heading, with its level), "code" or "body"
+    node: nodes.Node
+    level: int = 0
+
+
+def cell_blocks(doctree: nodes.document) -> list[Block]:
+    blocks: list[Block] = []
+    current = -1
+
+    def walk(parent: nodes.Element, level: int) -> None:
+        nonlocal current
+        for child in parent.children:
+            if isinstance(child, nodes.comment) and MARKER in child.get("classes", []):
+                current = child["cell_index"]
+            elif isinstance(child, nodes.section):
+                walk(child, level + 1)
+            elif isinstance(child, nodes.title):
+                blocks.append(Block(current, "title", child, level))
+            elif isinstance(child, nodes.container) and child.get("nb_element") == "cell_code":
+                blocks.append(Block(child["cell_index"], "code", child))
+            elif isinstance(child, (nodes.target, nodes.comment, nodes.substitution_definition)) or _never_on_slides(
+                child
+            ):
+                continue
+            else:
+                blocks.append(Block(current, "body", child))
+
+    walk(doctree, 0)
+    return blocks
+
+
+def _never_on_slides(node: nodes.Node) -> bool:
+    """Solutions, dropdowns (folded deep dives) and hidden content stay in the book."""
+    name = type(node).__name__
+    classes = node.get("classes", []) if isinstance(node, nodes.Element) else []
+    return "solution" in name or name.startswith("dropdown") or "dropdown" in classes or "toggle" in classes
+
+
+# --- 3. Rendering ----------------------------------------------------------------------------
+
+
+def render(builder, node: nodes.Node, page: str) -> str:
+    """HTML for one node, written by the same translator that writes the page.
+
+    (``builder.render_partial`` would run docutils' writer transforms, which the
+    page's own writing does not, and which fail on sphinx-exercise's nodes.)
+    """
+    document = node.document
+    translator = builder.create_translator(document, builder)
+    holder = nodes.Element()  # a parent for the copy: some visitors look at node.parent
+    holder.document = document
+    holder.append(node.deepcopy())  # docutils deepcopy: the subtree, not its parents
+    holder.children[0].walkabout(translator)
+    fragment = "".join(translator.body)
+    # in-page links point into the chapter's page, not into the deck
+    return re.sub(r'href="#', f'href="../{page}.html#', fragment)
+
+
+def render_title(builder, block: Block, page: str) -> str:
+    paragraph = nodes.paragraph("", "", *[c.deepcopy() for c in block.node.children])
+    paragraph.document = block.node.document
+    paragraph.parent = block.node.parent
+    inner = render(builder, paragraph, page).strip()
+    inner = re.sub(r"^<p>|</p>$", "", inner)
+    tag = "h1" if block.level <= 1 else "h2" if block.level == 2 else "h3"
+    return f"<{tag}>{inner}</{tag}>"
+
+
+def render_code(builder, block: Block, page: str, with_input: bool = True) -> list[str]:
+    """A code cell as two blocks, its input and its output, so a tall pair can split."""
+    parts = []
+    wanted = ("cell_code_source", "cell_code_output") if with_input else ("cell_code_output",)
+    for child in block.node.children:
+        if child.get("nb_element") in wanted:
+            parts.append(f'<div class="cell {child.get("nb_element")}">{render(builder, child, page)}</div>')
+    return parts
+
+
+@dataclass
+class Slide:
+    cell: int
+    blocks: list[str] = field(default_factory=list)
+    notes: str = ""
+    lecture: bool = False
+    # the lecture shows what a code cell computes, not its code (cell metadata "lecture_code": true keeps it)
+    lecture_blocks: list[str] = field(default_factory=list)
+
+
+def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, list[Slide]]:
+    notebook = read(ROOT / f"{page}.ipynb")
+    by_cell: dict[int, list[Block]] = {}
+    title = ""
+    for block in cell_blocks(doctree):
+        if block.kind == "title" and block.level <= 1 and not title:
+            title = render_title(builder, block, page)
+        by_cell.setdefault(block.cell, []).append(block)
+    slides: list[Slide] = []
+    for index, cell in enumerate(notebook.cells):
+        slide_type = cell.metadata.get("slideshow", {}).get("slide_type", "-")
+        if index not in by_cell or slide_type in ("skip", "notes") or set(tags(cell)) & NEVER_ON_SLIDES:
+            continue
+        if cell.cell_type == "code" and (is_plumbing(cell.source) or "use_book_style()" in cell.source):
+            continue  # checks and the standard setup cell stay in the book
+        lecture = LECTURE_TAG in tags(cell)
+        notes = html.escape(cell.metadata.get("notes", ""))
+        new_slide = not slides or slide_type in ("slide", "subslide") or lecture
+        if new_slide:
+            slides.append(Slide(index, notes=notes, lecture=lecture))
+        elif notes:
+            slides[-1].notes += " " + notes
+        for block in by_cell[index]:
+            if block.kind == "title" and block.level <= 1:
+                continue  # the chapter's title has a slide of its own
+            if block.kind == "title":
+                if slides[-1].blocks and block.level >= 2:
+                    slides.append(Slide(index, notes=notes, lecture=lecture))
+                slides[-1].blocks.append(render_title(builder, block, page))
+            elif block.kind == "code":
+                slides[-1].blocks.extend(render_code(builder, block, page))
+                if lecture:
+                    show_code = bool(cell.metadata.get("lecture_code"))
+                    slides[-1].lecture_blocks.extend(render_code(builder, block, page, with_input=show_code))
+                continue
+            else:
+                slides[-1].blocks.append(render(builder, block.node, page))
+            if lecture:
+                slides[-1].lecture_blocks.append(slides[-1].blocks[-1])
+    return title, [s for s in slides if "".join(s.blocks).strip()]
+
+
+# --- 4. Decks ----------------------------------------------------------------------------------
+# Each chapter's slides are kept as JSON beside the decks, so that an incremental build,
+# which writes only the pages that changed, still assembles the lecture from every chapter.
+
+
+def collect(app, pagename, templatename, context, doctree):
+    if app.builder.format != "html" or doctree is None or not pagename.startswith("notebooks/"):
+        return
+    title, slides = chapter_slides(app.builder, pagename, doctree)
+    cache = Path(app.outdir) / "slides" / "_cells"
+    cache.mkdir(parents=True, exist_ok=True)
+    record = {"title": title, "slides": [dataclasses.asdict(s) for s in slides]}
+    (cache / f"{pagename.split('/')[-1]}.json").write_text(json.dumps(record), encoding="utf-8")
+
+
+def write_deck(path: Path, title: str, slides: list[tuple[str, str]]) -> None:
+    template = Template((HERE / "deck.html.j2").read_text(encoding="utf-8"))
+    path.write_text(template.render(title=title, slides=slides), encoding="utf-8")
+
+
+def write_decks(app, exception):
+    out = Path(app.outdir) / "slides"
+    if exception is not None or app.builder.format != "html" or not (out / "_cells").is_dir():
+        return
+    out.mkdir(exist_ok=True)
+    for name in ("deck.css", "deck.js"):
+        shutil.copy(HERE / name, out / name)
+    if REVEAL.is_dir() and not (out / "reveal.js").is_dir():
+        shutil.copytree(REVEAL, out / "reveal.js")
+    lecture: list[tuple[str, str]] = []
+    order = [f"notebooks/{p.stem}" for p in chapter_notebooks()]
+    for page in order:
+        cached = out / "_cells" / f"{page.split('/')[-1]}.json"
+        if not cached.is_file():
+            continue
+        record = json.loads(cached.read_text(encoding="utf-8"))
+        title, slides = record["title"], [Slide(**s) for s in record["slides"]]
+        deck = [(title.replace("<h1>", '<h1 class="deck-title">'), "")]
+        deck += [("\n".join(s.blocks), s.notes) for s in slides]
+        write_deck(out / f"{page.split('/')[-1]}.html", plain_title(re.sub(r"<[^>]+>", "", title)), deck)
+        lecture += [("\n".join(s.lecture_blocks), s.notes) for s in slides if s.lecture]
+    if lecture:
+        frame = yaml.safe_load(LECTURE.read_text(encoding="utf-8"))
+        opening = [
+            (
+                f'<h1 class="deck-title">{_text(frame["title"])}</h1><p class="deck-subtitle">'
+                f"{_text(frame['subtitle'])}</p>",
+                _text(frame["title_notes"]),
+            ),
+            frame_slide(frame["anchor"], out),
+        ]
+        write_deck(out / "lecture.html", frame["title"], opening + lecture + [frame_slide(frame["closing"], out)])
+
+
+LECTURE = ROOT / "book" / "lecture.yml"
+GLUE_IN_TEXT = re.compile(r"\{glue:text\}`([\w]+)::(\w+)`")
+
+
+def _text(text: str) -> str:
+    """Escaped plain text, with {glue:text}`chapter::name` replaced by the value the notebook glued."""
+
+    def paste(match: re.Match) -> str:
+        values = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{match.group(1)}.ipynb"))}
+        return values[match.group(2)]
+
+    return html.escape(GLUE_IN_TEXT.sub(paste, text))
+
+
+def frame_slide(spec: dict, out: Path) -> tuple[str, str]:
+    """A slide of the lecture's frame: a heading, a glued figure, optional points."""
+    figure = ROOT / "book" / "_generated" / f"{spec['figure']}.png"
+    body = f"<h2>{_text(spec['heading'])}</h2>"
+    if figure.is_file():
+        shutil.copy(figure, out / figure.name)
+        body += f'<img class="frame-figure" src="{figure.name}" alt="{_text(spec["alt"])}">'
+    if spec.get("points"):
+        body += "<ul>" + "".join(f"<li>{_text(p)}</li>" for p in spec["points"]) + "</ul>"
+    return body, _text(spec["notes"])
+
+
+def setup(app):
+    _install_cell_markers()
+    app.connect("html-page-context", collect)
+    app.connect("build-finished", write_decks)
+    return {"parallel_read_safe": True, "parallel_write_safe": False}

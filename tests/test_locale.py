@@ -1,0 +1,107 @@
+"""The Chinese edition: complete and current catalogs, translations that keep every glued
+number, role, equation and reference of their source, one word per glossary term, and
+Chinese notebooks that differ from the English ones in their prose only."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from tools.locale import CATALOGS, ZH_NOTEBOOKS, catalog, chinese_notebook
+from tools.notebook_format import ROOT, chapter_notebooks, read
+
+PO_FILES = sorted(CATALOGS.rglob("*.po"))
+ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")  # {glue:text}`key`, {term}`x <y>`, {eq}`eq-x`, {ref}`sec-x`, {cite}`k`
+MATH = re.compile(r"\$\$.*?\$\$|\$[^$]+\$", re.S)
+CODE = re.compile(r"(?<![`}])`[^`\n]+`")
+LINK = re.compile(r"\]\(([^)]+)\)")
+GLOSSARY_ENTRY = re.compile(r"^(\S[^\n]*)\n\s+【([^】]+)】", re.M)
+
+
+def messages():
+    for po in PO_FILES:
+        name = str(po.relative_to(CATALOGS).with_suffix(""))
+        for message in catalog(name):
+            if message.id:
+                yield name, message
+
+
+def test_there_are_catalogs_for_every_page():
+    pages = {f"notebooks/{p.stem}" for p in chapter_notebooks()}
+    assert pages <= {str(p.relative_to(CATALOGS).with_suffix("")) for p in PO_FILES}, "run `make locale`"
+
+
+def test_every_message_is_translated_and_none_is_fuzzy():
+    untranslated = [f"{name}: {m.id[:70]!r}" for name, m in messages() if not m.string]
+    fuzzy = [f"{name}: {m.id[:70]!r}" for name, m in messages() if m.fuzzy]
+    assert not untranslated and not fuzzy, (
+        f"{len(untranslated)} untranslated and {len(fuzzy)} fuzzy messages (make locale, then translate):\n"
+        + "\n".join((untranslated + fuzzy)[:60])
+    )
+
+
+def spans(text: str) -> Counter[str]:
+    """What a translation must carry over unchanged: roles, math, inline code, link targets."""
+    found = Counter(ROLE.findall(text)) + Counter(m.strip() for m in MATH.findall(text))
+    without_roles = ROLE.sub("", text)
+    found += Counter(CODE.findall(without_roles)) + Counter(LINK.findall(text))
+    return found
+
+
+def test_translations_keep_every_glued_number_role_equation_and_reference():
+    broken = []
+    for name, m in messages():
+        if m.string and spans(m.id) != spans(m.string):
+            missing, extra = spans(m.id) - spans(m.string), spans(m.string) - spans(m.id)
+            broken.append(f"{name}: {m.id[:60]!r}\n    missing {dict(missing)}, extra {dict(extra)}")
+    assert not broken, f"{len(broken)} translations that change a role, math, code or link:\n" + "\n".join(broken[:40])
+
+
+def glossary() -> dict[str, list[str]]:
+    """English term -> its accepted Chinese forms, from book/glossary.md."""
+    text = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    terms = {}
+    for english, chinese in GLOSSARY_ENTRY.findall(text):
+        forms = [f.strip() for f in re.split(r"[，/（）()]", chinese) if f.strip()]
+        terms[english.strip()] = forms
+    return terms
+
+
+def test_glossary_terms_are_translated_the_glossary_way():
+    terms = glossary()
+    assert len(terms) >= 15
+    wrong = []
+    for name, m in messages():
+        if not m.string:
+            continue
+        source = MATH.sub(" ", ROLE.sub(lambda r: r.group(0).split("`")[1].split("<")[0], m.id))
+        target = MATH.sub(" ", m.string)
+        for english, forms in terms.items():
+            mentioned = re.search(rf"(?<![\w-]){re.escape(english)}(?:s|es)?(?![\w-])", source, re.I)
+            if mentioned and not any(form in target for form in forms):
+                wrong.append(f"{name}: {english!r} -> none of {forms} in {m.string[:60]!r}")
+    assert not wrong, f"{len(wrong)} messages that translate a glossary term otherwise:\n" + "\n".join(wrong[:40])
+
+
+@pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
+def test_chinese_notebooks_are_current_and_differ_only_in_prose(path):
+    generated = ZH_NOTEBOOKS / path.name
+    assert generated.is_file(), "run `make locale`"
+    committed = json.loads(generated.read_text(encoding="utf-8"))
+    expected = json.loads(json.dumps(chinese_notebook(path)))
+    assert committed == expected, f"{generated.name} is stale: run `python -m tools.locale --notebooks`"
+    english = read(path)
+    assert len(english.cells) == len(committed["cells"])
+    for en, zh in zip(english.cells, committed["cells"], strict=True):
+        if en.cell_type == "code":
+            assert "".join(zh["source"]) == en.source and zh["outputs"] == json.loads(json.dumps(en.outputs))
+    prose = [c for c in english.cells if c.cell_type == "markdown"]
+    translated = [
+        c
+        for c, z in zip(english.cells, committed["cells"], strict=True)
+        if c.cell_type == "markdown" and "".join(z["source"]) != c.source
+    ]
+    assert len(translated) >= 0.9 * len(prose), f"only {len(translated)} of {len(prose)} markdown cells translated"

@@ -1,0 +1,197 @@
+"""The Chinese edition: one source (the English notebooks and pages), translations in gettext catalogs.
+
+    python -m tools.locale             # make locale: refresh the catalogs, then the Chinese notebooks
+    python -m tools.locale --notebooks # only regenerate locales/zh_CN/notebooks from the catalogs
+    python -m tools.locale --stats     # messages, translated, fuzzy, untranslated, per catalog
+    python -m tools.locale --build     # build the Chinese edition into _build/html/zh (make book)
+
+``make locale`` extracts every message of the book with Sphinx's gettext builder
+(``_build/gettext``), merges them into ``locales/zh_CN/LC_MESSAGES/**.po`` with
+sphinx-intl (a changed English message becomes *fuzzy*, a new one *untranslated*),
+and writes the Chinese notebooks that the Chinese pages' Colab and Binder buttons
+open: each English notebook with its markdown (and figure captions and alt texts)
+replaced message by message from the catalog, and its code cells and outputs
+byte for byte the same. Never edit those notebooks by hand: the tests fail when
+they differ from what this tool writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import yaml
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+from tools.notebook_format import ROOT, chapter_notebooks, read
+
+LANGUAGE = "zh_CN"
+LOCALES = ROOT / "locales"
+CATALOGS = LOCALES / LANGUAGE / "LC_MESSAGES"
+ZH_NOTEBOOKS = LOCALES / LANGUAGE / "notebooks"
+GETTEXT = ROOT / "_build" / "gettext"
+POT = GETTEXT / "_build" / "gettext"
+
+# Settings the English build leaves alone and the Chinese build sets.
+ZH_TITLE = "注意力为什么除以 √dₖ"
+
+
+def catalog(relative: str) -> Catalog:
+    """The catalog of one document (``notebooks/01_where_the_scale_sits``), empty if none."""
+    path = CATALOGS / f"{relative}.po"
+    if not path.is_file():
+        return Catalog(locale=LANGUAGE)
+    with path.open("rb") as handle:
+        return read_po(handle, locale=LANGUAGE)
+
+
+def translations(relative: str) -> dict[str, str]:
+    """msgid -> msgstr for every translated, non-fuzzy message of one document."""
+    return {m.id: m.string for m in catalog(relative) if m.id and m.string and not m.fuzzy}
+
+
+def write_config(kind: str) -> Path:
+    """A copy of _config.yml for the gettext or the Chinese build, in _build/ (paths made absolute)."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    sphinx = config.setdefault("sphinx", {})
+    sphinx["local_extensions"] = {name: str(ROOT / path) for name, path in sphinx.get("local_extensions", {}).items()}
+    settings = sphinx.setdefault("config", {})
+    settings["templates_path"] = [str(ROOT / p) for p in settings.get("templates_path", [])]
+    settings["html_static_path"] = [str(ROOT / p) for p in settings.get("html_static_path", [])]
+    if "html_favicon" in settings:
+        settings["html_favicon"] = str(ROOT / settings["html_favicon"])
+    config["bibtex_bibfiles"] = [str(ROOT / p) for p in config.get("bibtex_bibfiles", [])]
+    if kind == "zh":
+        config["title"] = ZH_TITLE
+        config["repository"]["path_to_book"] = f"locales/{LANGUAGE}"  # launch buttons open the Chinese notebooks
+        settings.update({"language": LANGUAGE, "locale_dirs": [str(LOCALES)], "html_search_language": "zh"})
+    path = ROOT / "_build" / f"_config_{kind}.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def extract() -> None:
+    """Sphinx's gettext builder: one .pot per document, in _build/gettext/_build/gettext."""
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    command = [str(jupyter_book), "build", str(ROOT), "--config", str(write_config("gettext")), "--builder", "custom",
+               "--custom-builder", "gettext", "--path-output", str(GETTEXT), "-W", "-n", "--keep-going", "--all"]
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
+def update_catalogs() -> None:
+    """Merge the fresh .pot files into the .po catalogs (sphinx-intl)."""
+    sphinx_intl = Path(sys.executable).parent / "sphinx-intl"
+    command = [str(sphinx_intl), "update", "-p", str(POT), "-l", LANGUAGE, "-d", str(LOCALES), "-w", "0"]
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
+def _pattern(message: str) -> re.Pattern[str]:
+    """A message as it may stand in markdown: Sphinx joined its lines with single spaces."""
+    return re.compile(r"\s+".join(re.escape(word) for word in message.split()))
+
+
+def translate_markdown(source: str, table: dict[str, str]) -> str:
+    """Replace every catalog message found in ``source`` by its translation, longest first."""
+    for message in sorted(table, key=len, reverse=True):
+        if len(message.split()) == 0:
+            continue
+        source = _pattern(message).sub(lambda _m, s=table[message]: s, source)
+    return source
+
+
+def chinese_notebook(path: Path) -> nbformat.NotebookNode:
+    """The Chinese notebook of one chapter: its prose from the catalog, its code and outputs untouched."""
+    notebook = read(path)
+    table = translations(f"notebooks/{path.stem}")
+    result = copy.deepcopy(notebook)
+    for cell in result.cells:
+        if cell.cell_type == "markdown":
+            cell.source = translate_markdown(cell.source, table)
+        options = cell.metadata.get("mystnb", {})
+        for key, field in (("figure", "caption"), ("image", "alt")):
+            text = options.get(key, {}).get(field)
+            if text:
+                options[key][field] = translate_markdown(text, table)
+    result.metadata.setdefault("language_info", {})
+    result.metadata["book_language"] = LANGUAGE
+    return result
+
+
+def write_notebooks() -> list[Path]:
+    ZH_NOTEBOOKS.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in chapter_notebooks():
+        target = ZH_NOTEBOOKS / path.name
+        nbformat.write(chinese_notebook(path), target)
+        written.append(target)
+    return written
+
+
+def build_chinese(extra: list[str]) -> int:
+    """The Chinese edition, from the same sources and the catalogs, into _build/html/zh.
+
+    Its pages' download buttons offer the Chinese notebooks (they replace the English
+    ones among the sources the site ships), and its launch buttons open them in
+    Colab and Binder (``repository.path_to_book`` points at ``locales/zh_CN``).
+    """
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    output = ROOT / "_build" / "zh"
+    command = [str(jupyter_book), "build", str(ROOT), "--config", str(write_config("zh")), "--path-output", str(output),
+               "-W", "-n", "--keep-going", *extra]
+    result = subprocess.run(command, cwd=ROOT)
+    if result.returncode != 0:
+        return result.returncode
+    built, site = output / "_build" / "html", ROOT / "_build" / "html" / "zh"
+    shutil.rmtree(site, ignore_errors=True)
+    shutil.copytree(built, site)
+    for notebook in ZH_NOTEBOOKS.glob("*.ipynb"):
+        target = site / "_sources" / "notebooks" / notebook.name
+        if target.parent.is_dir():
+            shutil.copy(notebook, target)
+    print(f"The Chinese edition: {site / 'index.html'}")
+    return 0
+
+
+def stats() -> dict[str, tuple[int, int, int]]:
+    """Per catalog: (messages, fuzzy, untranslated)."""
+    result = {}
+    for po in sorted(CATALOGS.rglob("*.po")):
+        messages = [m for m in catalog(str(po.relative_to(CATALOGS).with_suffix(""))) if m.id]
+        fuzzy = sum(1 for m in messages if m.fuzzy)
+        untranslated = sum(1 for m in messages if not m.string)
+        result[str(po.relative_to(CATALOGS))] = (len(messages), fuzzy, untranslated)
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--notebooks", action="store_true", help="only regenerate the Chinese notebooks")
+    parser.add_argument("--stats", action="store_true", help="only count messages")
+    parser.add_argument("--build", nargs=argparse.REMAINDER, help="build the Chinese edition (extra jupyter-book flags)")
+    args = parser.parse_args()
+    if args.build is not None:
+        return build_chinese(args.build)
+    if not (args.notebooks or args.stats):
+        extract()
+        update_catalogs()
+    if not args.stats:
+        for path in write_notebooks():
+            print(f"locale: {path.relative_to(ROOT)}")
+    total = [0, 0, 0]
+    for name, counts in stats().items():
+        total = [t + c for t, c in zip(total, counts, strict=True)]
+        print(f"{name:48} {counts[0]:5d} messages, {counts[1]:4d} fuzzy, {counts[2]:4d} untranslated")
+    print(f"{'total':48} {total[0]:5d} messages, {total[1]:4d} fuzzy, {total[2]:4d} untranslated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
