@@ -46,7 +46,9 @@ def built_site() -> Path:
 
 @pytest.fixture(scope="session")
 def pages(built_site: Path) -> list[Path]:
-    return sorted(p for p in built_site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts)
+    """The book's pages in both editions; the slide decks have tests of their own (tests/test_slides.py)."""
+    skip = {"_static", "_sources", "slides"}
+    return sorted(p for p in built_site.rglob("*.html") if not skip & set(p.relative_to(built_site).parts))
 
 
 @pytest.fixture(scope="session")

@@ -41,6 +41,16 @@ from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plu
 
 HERE = Path(__file__).resolve().parent / "slides"
 REVEAL = ROOT / "book" / "_vendor_slides" / "reveal.js"
+# What the decks load (slides/deck.html.j2), nothing more: reveal.js's other themes import web
+# fonts from the network, and the notes plugin bundles its own speaker view.
+REVEAL_PARTS = (
+    "LICENSE",
+    "dist/reveal.css",
+    "dist/reveal.js",
+    "dist/theme/white.css",
+    "dist/theme/fonts/source-sans-pro",
+    "plugin/notes/notes.js",
+)
 MARKER = "nb-cell-marker"
 NEVER_ON_SLIDES = {"hide-input", "hide-cell", "remove-cell", "remove-input", "hide-output"}
 LECTURE_TAG = "lecture"
@@ -230,8 +240,13 @@ def write_decks(app, exception):
     out.mkdir(exist_ok=True)
     for name in ("deck.css", "deck.js"):
         shutil.copy(HERE / name, out / name)
-    if REVEAL.is_dir() and not (out / "reveal.js").is_dir():
-        shutil.copytree(REVEAL, out / "reveal.js")
+    for part in REVEAL_PARTS if REVEAL.is_dir() else ():
+        source, target = REVEAL / part, out / "reveal.js" / part
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, dirs_exist_ok=True)
+        else:
+            shutil.copy(source, target)
     lecture: list[tuple[str, str]] = []
     order = [f"notebooks/{p.stem}" for p in chapter_notebooks()]
     for page in order:
