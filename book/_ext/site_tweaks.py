@@ -87,8 +87,19 @@ class TranslatableExerciseTitles(SphinxTransform):
                 self.document += copy
 
 
+def plain_section_names(app, env):
+    """A ``{ref}`` to a section takes the section's title as plain text, where the TeX of a title
+    with math (``Where the scale 1/\\sqrt{d_k} sits``) would stand raw: give references the same
+    plain title the browser tab gets (``1/√dₖ``)."""
+    labels = env.domaindata["std"]["labels"]
+    for name, (docname, labelid, sectname) in list(labels.items()):
+        if "\\" in sectname:
+            labels[name] = (docname, labelid, plain_title(sectname))
+
+
 def setup(app):
     app.set_html_assets_policy("always")
+    app.connect("env-updated", plain_section_names)
     app.add_transform(TranslatableExerciseTitles)
     # before pydata-sphinx-theme drops header templates that render empty
     app.connect("html-page-context", add_translation_link, priority=100)
