@@ -15,7 +15,10 @@ MAX_LECTURE_SLIDES = 40
 SLIDE_REPORT = r"""() => Reveal.getSlides().map((slide, index) => {
     Reveal.slide(index);
     const box = slide.getBoundingClientRect();
+    // an equation is measured by its own box (it scrolls inside it); its glyphs and its hidden
+    // assistive MathML are not
     const spill = [...slide.querySelectorAll('*')].filter(e => !e.closest('aside.notes'))
+        .filter(e => e.tagName === 'MJX-CONTAINER' || !e.closest('mjx-container'))
         .filter(e => { const r = e.getBoundingClientRect();
                        return r.width > 0 && (r.right > box.right + 2 || r.bottom > box.bottom + 2); })
         .slice(0, 2).map(e => e.tagName + '.' + e.className);
