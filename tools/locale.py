@@ -78,26 +78,27 @@ def write_config(kind: str) -> Path:
     return path
 
 
-def extract() -> None:
-    """Sphinx's gettext builder: one .pot per document, in _build/gettext/_build/gettext."""
+def jupyter_book_build(kind: str, *options: str) -> list[str]:
+    """`jupyter-book build` of this repository with the generated config of ``kind``, warnings as errors."""
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    command = [
+    return [
         str(jupyter_book),
         "build",
         str(ROOT),
         "--config",
-        str(write_config("gettext")),
-        "--builder",
-        "custom",
-        "--custom-builder",
-        "gettext",
-        "--path-output",
-        str(GETTEXT),
+        str(write_config(kind)),
+        *options,
         "-W",
         "-n",
         "--keep-going",
-        "--all",
     ]
+
+
+def extract() -> None:
+    """Sphinx's gettext builder: one .pot per document, in _build/gettext/_build/gettext."""
+    command = jupyter_book_build(
+        "gettext", "--builder", "custom", "--custom-builder", "gettext", "--path-output", str(GETTEXT), "--all"
+    )
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
 
 
@@ -170,21 +171,8 @@ def build_chinese(extra: list[str]) -> int:
     ones among the sources the site ships), and its launch buttons open them in
     Colab and Binder (``repository.path_to_book`` points at ``locales/zh_CN``).
     """
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
     output = ROOT / "_build" / "zh"
-    command = [
-        str(jupyter_book),
-        "build",
-        str(ROOT),
-        "--config",
-        str(write_config("zh")),
-        "--path-output",
-        str(output),
-        "-W",
-        "-n",
-        "--keep-going",
-        *extra,
-    ]
+    command = jupyter_book_build("zh", "--path-output", str(output), *extra)
     result = subprocess.run(command, cwd=ROOT)
     if result.returncode != 0:
         return result.returncode
