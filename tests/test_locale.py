@@ -89,8 +89,14 @@ def glossary() -> dict[str, list[str]]:
     return terms
 
 
+def is_symbol(term: str) -> bool:
+    """A symbol such as ``d_k`` is written the same in both editions: it is not a word to translate,
+    so a message that names it needs no Chinese gloss beside it (the zh review's finding F2)."""
+    return "_" in term or not re.fullmatch(r"[A-Za-z][A-Za-z -]*", term)
+
+
 def test_glossary_terms_are_translated_the_glossary_way():
-    terms = glossary()
+    terms = {english: forms for english, forms in glossary().items() if not is_symbol(english)}
     assert len(terms) >= 15
     wrong = []
     for name, m in messages():
