@@ -267,10 +267,15 @@ class PageReports:
             if key not in self.contexts:
                 self.contexts[key] = new_context(self.browser, *key)
             kind = "deck" if is_deck(view.path) else "site"
-            page = load(self.contexts[key], f"{self.site_url}/{view.path}", kind)
             checks = [CHECKS[name] for name in sorted(self.selected.get(view.id, set())) if name in CHECKS]
-            self.reports[view] = run_checks(page, view, checks)
-            page.close()
+            try:
+                page = load(self.contexts[key], f"{self.site_url}/{view.path}", kind)
+            except Exception as error:  # every check of the view fails with the reason, once
+                reason = f"the page did not load and settle: {error}"
+                self.reports[view] = Report(findings={c.name: [reason] for c in checks}, problems=[reason])
+            else:
+                self.reports[view] = run_checks(page, view, checks)
+                page.close()
         return self.reports[view]
 
     def close(self) -> None:

@@ -4,6 +4,8 @@
     python -m tools.suite check           # make check: the edit loop, about a minute
     python -m tools.suite test --only site-phone,unit   # some stages (and the builds they need)
     python -m tools.suite test --list     # the stages, what each runs, what it needs
+    python -m tools.suite test --only site-desktop,site-phone --prebuilt --repeat 5
+                                          # the browser stages five times on the site in _build/html
 
 Each stage is one command (a pytest selection by marker, one point of strict nbval, one
 edition's build). Stages start as soon as what they need has passed, the longest first, as
@@ -16,10 +18,12 @@ stage's processes and every process they waited for: kernels, Chromium, Sphinx).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import queue
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -127,8 +131,19 @@ class Outcome:
         return self.end - self.start
 
 
+RUNNING: dict[str, int] = {}  # stage -> process group, to end them all if the run is interrupted
+
+
+def stop_all(*_: object) -> None:
+    for group in list(RUNNING.values()):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGTERM)
+    raise SystemExit("interrupted: every running stage was stopped")
+
+
 def launch(stage: Stage, env: dict[str, str], done: queue.Queue[tuple[str, int, float]]) -> None:
-    """Start ``stage``; a thread waits for it and reports (name, exit code, CPU seconds)."""
+    """Start ``stage`` in a process group of its own (so that it can be stopped whole, kernels and
+    Chromium included); a thread waits for it and reports (name, exit code, CPU seconds)."""
     LOGS.mkdir(parents=True, exist_ok=True)
     log = (LOGS / f"{stage.name}.log").open("w", encoding="utf-8")
     log.write(f"$ {shlex.join(stage.command)}\n")
@@ -137,10 +152,13 @@ def launch(stage: Stage, env: dict[str, str], done: queue.Queue[tuple[str, int, 
         stage.command, cwd=ROOT, env={**env, **stage.env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
 
+    RUNNING[stage.name] = process.pid
+
     def wait() -> None:
         # wait4 reports the stage's own CPU time and that of every process it waited for
         _, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
+        RUNNING.pop(stage.name, None)
         log.close()
         done.put((stage.name, process.returncode, usage.ru_utime + usage.ru_stime))
 
@@ -152,14 +170,21 @@ def tail(path: Path, lines: int) -> str:
     return "\n".join(text[-lines:])
 
 
-def run(stages: list[Stage], jobs: int, tail_lines: int) -> list[Outcome]:
+def run(stages: list[Stage], jobs: int, tail_lines: int, prebuilt: bool = False) -> list[Outcome]:
     outcomes = {s.name: Outcome(s) for s in stages}
     waiting = list(stages)
     running: set[str] = set()
     done: queue.Queue[tuple[str, int, float]] = queue.Queue()
     build_id = uuid.uuid4().hex
     env = {**os.environ, "BOOK_SITE_PREBUILT": "1", "BOOK_SITE_BUILD_ID": build_id, "PYTHONUNBUFFERED": "1"}
-    BUILD_ID.unlink(missing_ok=True)
+    if prebuilt:  # the site in _build/html stands for this run's builds
+        if not (ROOT / "_build" / "html" / "index.html").is_file():
+            raise SystemExit("--prebuilt: no site in _build/html (make book)")
+        BUILD_ID.write_text(build_id)
+        for name in ("build-en", "build-zh"):
+            outcomes[name] = Outcome(next(s for s in test_stages() if s.name == name), code=0, note="prebuilt")
+    else:
+        BUILD_ID.unlink(missing_ok=True)
     origin = time.perf_counter()
 
     def clock() -> float:
@@ -252,6 +277,8 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("BOOK_JOBS", os.cpu_count() or 2)))
     parser.add_argument("--tail", type=int, default=120, help="lines of a failing stage's log to print")
     parser.add_argument("--list", action="store_true", help="list the stages and exit")
+    parser.add_argument("--prebuilt", action="store_true", help="test the site in _build/html: no build stages")
+    parser.add_argument("--repeat", type=int, default=1, help="run the selected stages this many times")
     args = parser.parse_args()
     stages = test_stages() if args.suite == "test" else check_stages()
     if args.list:
@@ -269,19 +296,29 @@ def main() -> int:
                 wanted |= set(s.needs)
         stages = [s for s in stages if s.name in wanted]
 
-    load_before = os.getloadavg()
-    start = time.perf_counter()
-    outcomes = run(stages, max(1, args.jobs), args.tail)
-    wall = time.perf_counter() - start
-    text = table(outcomes, wall, (load_before, os.getloadavg()))
-    LOGS.mkdir(parents=True, exist_ok=True)
-    (LOGS / f"{args.suite}-times.md").write_text(text + "\n", encoding="utf-8")
-    print(f"\nmake {args.suite}: the stages ({LOGS.relative_to(ROOT)}/{args.suite}-times.md)\n{text}")
+    if args.prebuilt:
+        stages = [s for s in stages if not s.name.startswith("build-")]
+    signal.signal(signal.SIGINT, stop_all)
+    signal.signal(signal.SIGTERM, stop_all)
+    rounds = []
+    for number in range(1, args.repeat + 1):
+        load_before = os.getloadavg()
+        start = time.perf_counter()
+        outcomes = run(stages, max(1, args.jobs), args.tail, args.prebuilt)
+        wall = time.perf_counter() - start
+        text = table(outcomes, wall, (load_before, os.getloadavg()))
+        LOGS.mkdir(parents=True, exist_ok=True)
+        (LOGS / f"{args.suite}-times.md").write_text(text + "\n", encoding="utf-8")
+        heading = f" (round {number} of {args.repeat})" if args.repeat > 1 else ""
+        print(f"\nmake {args.suite}{heading}: the stages ({LOGS.relative_to(ROOT)}/{args.suite}-times.md)\n{text}")
+        rounds.append(all(o.passed for o in outcomes))
+    if args.repeat > 1:
+        print(f"\n{sum(rounds)} of {args.repeat} rounds passed: {' '.join('pass' if r else 'FAIL' for r in rounds)}")
     total: dict[str, int] = {}
     for outcome in outcomes:
         for key, number in counts(outcome).items():
             total[key] = total.get(key, 0) + number
-    failed = [o.stage.name for o in outcomes if not o.passed]
+    failed = [o.stage.name for o in outcomes if not o.passed] or (["a round"] if not all(rounds) else [])
     if failed:
         print(f"\nmake {args.suite} FAILED: {', '.join(failed)} (logs in {LOGS.relative_to(ROOT)}/)")
     # one closing line over every stage, in the form CI reads
