@@ -9,6 +9,7 @@ viewport of a browser check (``desktop``, ``phone``, ``slide``).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +80,8 @@ def built_site() -> Path:
     """The whole book, both editions, built from scratch with every warning an error."""
     if prebuilt_is_allowed():
         return HTML
+    for folder in (HTML, ROOT / "_build" / "zh"):  # from scratch: no page of an earlier build stays
+        shutil.rmtree(folder, ignore_errors=True)
     running = {
         name: subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for name, command in build_commands().items()

@@ -23,6 +23,7 @@ import os
 import queue
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -37,6 +38,7 @@ from tools.notebook_format import ROOT
 BIN = Path(sys.executable).parent
 LOGS = ROOT / "_build" / "suite"
 BUILD_ID = ROOT / "_build" / "site-build-id"  # tests/conftest.py: in CI, the site of this run only
+SITE_OUTPUTS = (ROOT / "_build" / "html", ROOT / "_build" / "zh")  # the two builds' output
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
 # Tiers by marker (tests/conftest.py, conftest.py); a bare `pytest` runs all of tests/.
 UNIT = "not (notebook or site or browser or kernel or lint)"
@@ -185,6 +187,9 @@ def run(stages: list[Stage], jobs: int, tail_lines: int, prebuilt: bool = False)
             outcomes[name] = Outcome(next(s for s in test_stages() if s.name == name), code=0, note="prebuilt")
     else:
         BUILD_ID.unlink(missing_ok=True)
+        if any(s.name.startswith("build-") for s in stages):  # from scratch: no page of an earlier build stays
+            for folder in SITE_OUTPUTS:
+                shutil.rmtree(folder, ignore_errors=True)
     origin = time.perf_counter()
 
     def clock() -> float:
