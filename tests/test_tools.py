@@ -4,6 +4,7 @@ traceback, and the stage runner counts what its stages ran."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -89,19 +90,25 @@ def test_a_code_cell_edit_changes_the_stamp(notebook_copy, change):
 
 
 def test_helpers_the_environment_and_the_point_are_in_the_stamp(notebook_copy, monkeypatch, tmp_path):
-    before = portability.stamp_key(notebook_copy, POINT)
+    root = tmp_path / "checkout"  # a copy: the real helpers/ is never touched (other runs read it)
+    for name in ("helpers", *portability.STAMP_FILES):
+        source, target = ROOT / name, root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, target)
+    before = portability.stamp_key(notebook_copy, POINT, root)
     second = next(p for p in portability.POINTS if p.name == "ci-second")
-    assert portability.stamp_key(notebook_copy, second) != before
+    assert portability.stamp_key(notebook_copy, second, root) != before
     monkeypatch.setenv("BOOK_SEED_OFFSET", "7")
-    assert portability.stamp_key(notebook_copy, POINT) != before
+    assert portability.stamp_key(notebook_copy, POINT, root) != before
     monkeypatch.delenv("BOOK_SEED_OFFSET")
-    helper = ROOT / "helpers" / "_stamp_probe.py"  # a new file under helpers/ changes every stamp
-    try:
-        helper.write_text("# probe\n")
-        assert portability.stamp_key(notebook_copy, POINT) != before
-    finally:
-        helper.unlink()
-    assert portability.stamp_key(notebook_copy, POINT) == before
+    monkeypatch.setenv("BOOK_SITE_BUILD_ID", "a build of the site changes nothing a notebook computes")
+    assert portability.stamp_key(notebook_copy, POINT, root) == before
+    with (root / "helpers" / "softmax.py").open("a") as helper:  # a one-line edit to helpers/
+        helper.write("# one more line\n")
+    assert portability.stamp_key(notebook_copy, POINT, root) != before
 
 
 # --- a failing cell is readable ----------------------------------------------------------------

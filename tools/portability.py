@@ -144,8 +144,8 @@ def run_pytest(point: Point, notebooks: list[Path]) -> tuple[dict[str, Result], 
             "--nbval",
             "-p",
             "no:randomly",
-            "-p",
-            "no:cacheprovider",
+            "-o",
+            f"cache_dir={tmp}/cache",  # a process of its own: nothing to share with another run
             f"--junitxml={report}",
             *[str(p.relative_to(ROOT)) for p in notebooks],
         ]
@@ -191,7 +191,10 @@ def run_point(point: Point, notebooks: list[Path], jobs: int = 1) -> dict[str, R
 # the pins, the pytest settings and the sanitizers.
 STAMP_FILES = ("requirements.txt", "pyproject.toml", "conftest.py", "tests/nbval-sanitize.cfg")
 STAMP_PACKAGES = ("torch", "numpy", "matplotlib", "nbval", "nbclient", "ipykernel", "pytest")
-STAMP_ENV_PREFIXES = ("BOOK_", "OMP_", "MKL_", "ATEN_", "OPENBLAS_", "CUDA_")
+# the variables that change what a notebook computes: the helpers' own (helpers/device.py) and
+# the thread, kernel and matrix-product settings of torch's libraries
+STAMP_ENV = ("BOOK_DEVICE", "BOOK_SEED_OFFSET")
+STAMP_ENV_PREFIXES = ("OMP_", "MKL_", "ATEN_", "OPENBLAS_", "CUDA_", "TORCH_")
 
 
 def machine_key() -> dict[str, object]:
@@ -223,14 +226,14 @@ def machine_key() -> dict[str, object]:
     }
 
 
-def stamp_key(notebook: Path, point: Point) -> str:
+def stamp_key(notebook: Path, point: Point, root: Path = ROOT) -> str:
     """sha256 of everything a strict-nbval run of ``notebook`` at ``point`` depends on:
 
     - every code cell's source, tags and committed outputs, and whether it was executed (nbval
       compares only executed cells); markdown cells and other metadata (captions, alt texts)
       are left out, since nbval never reads them;
-    - every file under ``helpers/``, and ``STAMP_FILES``;
-    - the point's environment and this process's ``STAMP_ENV_PREFIXES`` variables;
+    - every file under ``helpers/``, and ``STAMP_FILES`` (of ``root``);
+    - the point's environment, and this process's ``STAMP_ENV`` and ``STAMP_ENV_PREFIXES`` variables;
     - ``machine_key()``: the CPU, the core count, Python and the stack's versions.
     """
     digest = hashlib.sha256()
@@ -241,11 +244,11 @@ def stamp_key(notebook: Path, point: Point) -> str:
         if c["cell_type"] == "code"
     ]
     digest.update(json.dumps(code, sort_keys=True).encode())
-    files = sorted((ROOT / "helpers").rglob("*")) + [ROOT / name for name in STAMP_FILES]
+    files = sorted((root / "helpers").rglob("*")) + [root / name for name in STAMP_FILES]
     for path in files:
         if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
-    env = {k: v for k, v in os.environ.items() if k.startswith(STAMP_ENV_PREFIXES)}
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    env = {k: v for k, v in os.environ.items() if k in STAMP_ENV or k.startswith(STAMP_ENV_PREFIXES)}
     environment = {**env, **point.env, "python": str(point.python)}
     digest.update(json.dumps([environment, machine_key()], sort_keys=True).encode())
     return digest.hexdigest()
@@ -255,18 +258,19 @@ def stamp_path(point: Point, notebook: Path) -> Path:
     return STAMPS / point.name / notebook.name
 
 
-def is_current(point: Point, notebook: Path) -> bool:
+def is_current(point: Point, notebook: Path, key: str) -> bool:
     path = stamp_path(point, notebook)
-    return path.is_file() and path.read_text().split()[0] == stamp_key(notebook, point)
+    return path.is_file() and path.read_text().split()[0] == key
 
 
-def write_stamps(point: Point, results: dict[str, Result], notebooks: list[Path]) -> None:
-    """A passing notebook gets its stamp (and its time, for the next run's split); a failing one loses it."""
-    for path in notebooks:
+def write_stamps(point: Point, results: dict[str, Result], keys: dict[Path, str]) -> None:
+    """A passing notebook gets its stamp (and its time, for the next run's split); a failing one
+    loses it. ``keys`` were taken before the run: an edit made while it ran is not stamped."""
+    for path, key in keys.items():
         result, stamp = results[path.name], stamp_path(point, path)
         if result.cells and not result.raised and not result.differ:
             stamp.parent.mkdir(parents=True, exist_ok=True)
-            stamp.write_text(f"{stamp_key(path, point)} {result.seconds:.1f}\n")
+            stamp.write_text(f"{key} {result.seconds:.1f}\n")
         else:
             stamp.unlink(missing_ok=True)
 
@@ -321,7 +325,8 @@ def main() -> int:
     failed = False
     for point in points:
         start = time.perf_counter()
-        todo = [p for p in notebooks if not (args.changed and is_current(point, p))]
+        keys = {p: stamp_key(p, point) for p in notebooks}
+        todo = [p for p in notebooks if not (args.changed and is_current(point, p, keys[p]))]
         unchanged = [p for p in notebooks if p not in todo]
         if unchanged:
             print(f"{point.name:16} unchanged since their last pass: {', '.join(p.name for p in unchanged)}")
@@ -329,7 +334,7 @@ def main() -> int:
         for path in unchanged:
             table[point.name][path.name] = Result(seconds=last_seconds(point).get(path.name, 0.0), cells=-1)
         if args.stamp or args.changed:
-            write_stamps(point, table[point.name], todo)
+            write_stamps(point, table[point.name], {p: keys[p] for p in todo})
         bad = [n for n, r in table[point.name].items() if r.raised or r.cells == 0 or (r.differ and not point.lax)]
         failed |= bool(bad)
         print(

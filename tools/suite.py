@@ -39,7 +39,7 @@ BIN = Path(sys.executable).parent
 LOGS = ROOT / "_build" / "suite"
 BUILD_ID = ROOT / "_build" / "site-build-id"  # tests/conftest.py: in CI, the site of this run only
 SITE_OUTPUTS = (ROOT / "_build" / "html", ROOT / "_build" / "zh")  # the two builds' output
-PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
+PYTEST = [sys.executable, "-m", "pytest", "-p", "no:randomly"]
 # Tiers by marker (tests/conftest.py, conftest.py); a bare `pytest` runs all of tests/.
 UNIT = "not (notebook or site or browser or kernel or lint)"
 
@@ -148,10 +148,13 @@ def launch(stage: Stage, env: dict[str, str], done: queue.Queue[tuple[str, int, 
     Chromium included); a thread waits for it and reports (name, exit code, CPU seconds)."""
     LOGS.mkdir(parents=True, exist_ok=True)
     log = (LOGS / f"{stage.name}.log").open("w", encoding="utf-8")
-    log.write(f"$ {shlex.join(stage.command)}\n")
+    command = list(stage.command)
+    if command[:3] == [sys.executable, "-m", "pytest"]:  # each stage its own cache: --lf works, no two write one file
+        command[3:3] = ["-o", f"cache_dir=_build/.pytest_cache/{stage.name}"]
+    log.write(f"$ {shlex.join(command)}\n")
     log.flush()
     process = subprocess.Popen(
-        stage.command, cwd=ROOT, env={**env, **stage.env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        command, cwd=ROOT, env={**env, **stage.env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
 
     RUNNING[stage.name] = process.pid
