@@ -76,13 +76,17 @@ def top_level(distribution: metadata.Distribution) -> set[str]:
 def light_kernel(tmp: Path, packages: tuple[str, ...] | None = None) -> Iterator[tuple[str, str]]:
     """A kernel spec (its name) and the interpreter of a fresh light environment under ``tmp``."""
     wanted = list(packages or KERNEL_PACKAGES) + list(INSTALL_TOOLS)
-    assert set(packages or KERNEL_PACKAGES) <= set(binder_packages()), "the light environment has only binder's packages"
+    assert set(packages or KERNEL_PACKAGES) <= set(binder_packages()), (
+        "the light environment has only binder's packages"
+    )
     venv = tmp / "light"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = str(venv / "bin" / "python")
     purelib = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     shelf = tmp / "light-packages"
     shelf.mkdir()
@@ -98,9 +102,17 @@ def light_kernel(tmp: Path, packages: tuple[str, ...] | None = None) -> Iterator
     kernels = tmp / "jupyter" / "kernels" / "light"
     kernels.mkdir(parents=True)
     (kernels / "kernel.json").write_text(
-        json.dumps({"argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "light", "language": "python"})
+        json.dumps(
+            {
+                "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "light",
+                "language": "python",
+            }
+        )
     )
-    saved = {key: os.environ.get(key) for key in ("JUPYTER_PATH", "PYTHONPATH", "PIP_NO_BUILD_ISOLATION", "PIP_NO_INDEX")}
+    saved = {
+        key: os.environ.get(key) for key in ("JUPYTER_PATH", "PYTHONPATH", "PIP_NO_BUILD_ISOLATION", "PIP_NO_INDEX")
+    }
     os.environ["JUPYTER_PATH"] = str(tmp / "jupyter")
     os.environ.pop("PYTHONPATH", None)  # nothing may reach helpers but the setup cell
     # pip builds helpers with the setuptools on the shelf, offline ("0" is pip's spelling of "no isolation")

@@ -47,11 +47,15 @@ def test_setup_cell_installs_helpers_where_it_is_missing(tmp_path):
             nbformat.v4.new_code_cell(setup_cell_source(target=str(ROOT))),
             nbformat.v4.new_code_cell("import helpers\nprint(helpers.get_device().type)"),
         ]
-        NotebookClient(notebook, timeout=300, kernel_name=kernel_name, resources={"metadata": {"path": str(tmp_path)}}).execute()
+        NotebookClient(
+            notebook, timeout=300, kernel_name=kernel_name, resources={"metadata": {"path": str(tmp_path)}}
+        ).execute()
         printed = [o["text"] for o in notebook.cells[1].outputs if o.get("name") == "stdout"]
         assert printed == ["cpu\n"], notebook.cells[1].outputs
         # a second run finds it installed and does nothing
         again = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup_cell_source(target=str(ROOT)))])
-        NotebookClient(again, timeout=120, kernel_name=kernel_name, resources={"metadata": {"path": str(tmp_path)}}).execute()
+        NotebookClient(
+            again, timeout=120, kernel_name=kernel_name, resources={"metadata": {"path": str(tmp_path)}}
+        ).execute()
         assert again.cells[0].outputs == []
     assert sys.executable  # the book's own interpreter was never touched

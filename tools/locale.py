@@ -136,10 +136,10 @@ def translate_markdown(source: str, table: dict[str, str]) -> str:
     return source
 
 
-def chinese_notebook(path: Path) -> nbformat.NotebookNode:
-    """The Chinese notebook of one chapter: its prose from the catalog, its code and outputs untouched."""
+def chinese_notebook(path: Path, table: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """One chapter's Chinese notebook: its prose from the catalog (or ``table``), its code and outputs untouched."""
     notebook = read(path)
-    table = translations(f"notebooks/{path.stem}")
+    table = translations(f"notebooks/{path.stem}") if table is None else table
     result = copy.deepcopy(notebook)
     for cell in result.cells:
         if cell.cell_type == "markdown":
