@@ -52,7 +52,7 @@ __all__ = ["LEARNER", "MARK", "build", "launch_urls", "learner_path", "parse", "
 
 LEARNER = ROOT / "learner"
 MARK = "<sup>†</sup>"
-FIGURE_NUMBERED = re.compile(r"^(?:figure|glue:figure)$")
+FIGURES = {"figure", "glue:figure"}  # directives that Sphinx numbers as figures (when they have a name)
 
 # ---------------------------------------------------------------------------------------------
 # Configuration: one place each (_config.yml)
@@ -333,15 +333,16 @@ class Book:
     """Everything the conversion of one edition needs to know about the whole book."""
 
     language: str
-    targets: dict[str, Target]
-    headings: dict[tuple[str, int], list[str | None]]  # (page, cell) -> the numbers of its headings, in order
-    directives: dict[tuple[str, int], list[str | None]]  # (page, cell) -> the numbers of its directives, in order
-    figures: dict[tuple[str, int], str]  # (page, cell index) -> the figure number drawn by that code cell
-    equations: dict[tuple[str, str], str]  # (page, label) -> number
-    chapters: dict[str, str]  # page -> its number ("3", "7.7")
-    glue: dict[str, dict[str, str]]  # page -> key -> text/plain
-    glue_figures: dict[str, set[str]]
     bibliography: dict[str, str]  # bibtex key -> "Dao et al., 2022"
+    targets: dict[str, Target] = field(default_factory=dict)
+    headings: dict[tuple[str, int], list[str | None]] = field(default_factory=dict)  # (page, cell) -> numbers
+    directives: dict[tuple[str, int], list[str | None]] = field(default_factory=dict)  # (page, cell) -> numbers
+    figures: dict[tuple[str, int], str] = field(default_factory=dict)  # (page, code cell) -> its figure's number
+    equations: dict[tuple[str, str], str] = field(default_factory=dict)  # (page, label) -> number
+    chapters: dict[str, str] = field(default_factory=dict)  # page -> its number ("3", "7.7")
+    titles: dict[str, str] = field(default_factory=dict)  # page -> its title (its first heading)
+    glue: dict[str, dict[str, str]] = field(default_factory=dict)  # page -> key -> text/plain
+    glue_figures: dict[str, set[str]] = field(default_factory=dict)  # page -> keys of glued figures
     sources: dict[str, nbformat.NotebookNode] = field(default_factory=dict)
 
 
@@ -419,15 +420,6 @@ def retitle_directives(source: str, table: dict[str, str]) -> str:
     return DIRECTIVE_TITLE.sub(retitle, source)
 
 
-def markdown_sources(source: nbformat.NotebookNode | str) -> Iterator[tuple[int, str]]:
-    if isinstance(source, str):
-        yield 0, source
-        return
-    for index, cell in enumerate(source.cells):
-        if cell.cell_type == "markdown" and not set(tags(cell)) & {"remove-cell"}:
-            yield index, cell.source
-
-
 class Numbering:
     """Sphinx's numbers (``numfig``, a numbered toc): per chapter and kind, in reading order."""
 
@@ -444,7 +436,7 @@ class Numbering:
 def collect(language: str) -> Book:
     """Every target of the book, numbered as the site numbers it."""
     numbers = chapter_numbers()
-    book = Book(language, {}, {}, {}, {}, {}, {}, {}, {}, bibliography())
+    book = Book(language, bibliography())
     numbering = Numbering()
     for page in toc_files():
         source = source_of(page, language)
@@ -504,6 +496,7 @@ class PageNumbers:
                 self.book.figures[self.page, index] = number
 
     def heading(self, level: int, title: str) -> str | None:
+        self.book.titles.setdefault(self.page, title)
         number = None
         if self.number and level == 1:
             self.sections, number = [], self.number
@@ -549,7 +542,7 @@ def number_block(block: Block, page: str, chapter: str | None, book: Book, numbe
         elif isinstance(inner, Directive):
             kind = inner.name
             numbered = kind == "exercise" or (kind.startswith("prf:") and kind != "prf:proof")
-            if FIGURE_NUMBERED.match(kind) and inner.options.get("name"):
+            if kind in FIGURES and inner.options.get("name"):
                 numbered, kind = True, "figure"
             the_number = numbering.next(chapter, kind) if numbered and "nonumber" not in inner.options else None
             label = inner.options.get("label") or inner.options.get("name")
@@ -593,7 +586,6 @@ def _strip_braces(text: str) -> str:
 
 ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.S)
-DEFAULT_ROLE_TEXT = {"ref", "numref", "eq", "doc", "term", "prf:ref", "download", "any", "abbr"}
 
 
 @dataclass
@@ -746,17 +738,7 @@ def reference_text(role: str, text: str | None, target: Target, ctx: Context) ->
 
 
 def page_title(page: str, ctx: Context) -> str:
-    for target in ctx.book.targets.values():
-        if target.page == page and target.kind == "section" and target.number == ctx.book.chapters.get(page):
-            return target.title
-    source = ctx.book.sources.get(page) or source_of(page, ctx.edition.language)
-    if source is not None:
-        for _, text in markdown_sources(source):
-            for line in text.split("\n"):
-                heading = HEADING.match(line)
-                if heading and len(heading.group("hashes")) == 1:
-                    return heading.group("title").strip()
-    return page
+    return ctx.book.titles.get(page, page)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -964,9 +946,7 @@ def learner_notebook(page: str, book: Book, edition: Edition, unknown: list[str]
 
 def _markdown(cell: nbformat.NotebookNode, source: str) -> nbformat.NotebookNode:
     new = copy.deepcopy(cell)
-    new.source = source
-    new.metadata = {}
-    new.pop("attachments", None) if not cell.get("attachments") else None
+    new.source, new.metadata = source, {}
     return new
 
 
