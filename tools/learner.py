@@ -97,7 +97,7 @@ WORDS_EN = {
     "details": "Details",
     "note": (
         "*The learner edition of chapter {number} of [{book}]({url}), release `{release}`. Run it top to bottom "
-        "(*Run all*): the first code cell installs the book's `helpers` package where it is missing. "
+        "(**Run all**): the first code cell installs the book's `helpers` package where it is missing. "
         "Numbers marked † come from the book's own run, on a CPU; the cells below compute them again, "
         "and on another machine or a GPU their last digits may differ.*"
     ),
@@ -113,7 +113,7 @@ WORDS_ZH = {
     "details": "详情",
     "note": (
         "*这是《[{book}]({url})》第 {number} 章的学习版（版本 `{release}`）。请从上到下运行全部单元格"
-        "（*Run all*）：缺少本书的 `helpers` 包时，第一个代码单元会安装它。标有 † 的数字来自本书在 CPU 上的运行结果；"
+        "（**Run all**）：缺少本书的 `helpers` 包时，第一个代码单元会安装它。标有 † 的数字来自本书在 CPU 上的运行结果；"
         "下面的单元格会重新计算它们，换一台机器或改用 GPU 时，最后几位可能不同。*"
     ),
     "figure_note": "由上面的单元格绘制",
