@@ -101,7 +101,8 @@ WORDS_EN = {
         "Numbers marked † come from the book's own run, on a CPU; the cells below compute them again, "
         "and on another machine or a GPU their last digits may differ.*"
     ),
-    "figure_note": "drawn by the cell above",
+    "interactive": "(Interactive on the book's website: {}.)",
+    "interactive_link": "the explorer",
 }
 WORDS_ZH = {
     "fig": "图",
@@ -116,7 +117,8 @@ WORDS_ZH = {
         "（**Run all**）：缺少本书的 `helpers` 包时，第一个代码单元会安装它。标有 † 的数字来自本书在 CPU 上的运行结果；"
         "下面的单元格会重新计算它们，换一台机器或改用 GPU 时，最后几位可能不同。*"
     ),
-    "figure_note": "由上面的单元格绘制",
+    "interactive": "（本书网站上有可交互的版本：{}。）",
+    "interactive_link": "探索器",
 }
 # sphinx-proof's kinds, as the two editions name them
 PROOF_KINDS = {
@@ -842,8 +844,11 @@ def render_directive(block: Directive, ctx: Context) -> list[str]:
         return [f"**{ctx.word('titled').format(title, argument) if argument else title}**", "", *body]
     if name == "solution":
         target = ctx.book.targets.get(block.argument.strip())
-        exercise = reference_text("ref", None, target, ctx) if target else block.argument.strip()
-        if target and target.title:
+        if target is None:
+            ctx.unknown.append(f"solution to an unknown exercise {block.argument.strip()!r}")
+            return details(ctx.word("solution").format(ctx.word("exercise")), body)
+        exercise = reference_text("ref", None, target, ctx)
+        if target.title:
             exercise = ctx.word("titled").format(exercise, inline(target.title, ctx))
         return details(ctx.word("solution").format(exercise), body)
     if name == "prf:proof":
@@ -865,6 +870,10 @@ def render_directive(block: Directive, ctx: Context) -> list[str]:
         return [image, "", *(_caption(number, body, ctx) if name == "figure" else [])]
     if name == "glue:figure":
         return _caption(number, body, ctx) or [f"*{ctx.word('fig')} {number}*"]
+    if name == "scale-explorer":  # the site's interactive explorer: its body is its static stand-in
+        anchor = block.options.get("name")
+        link = f"[{ctx.word('interactive_link')}]({ctx.url(ctx.page, anchor)})"
+        return [f"*{ctx.word('interactive').format(link)}*", "", *body]
     if name in ("epigraph", "pull-quote", "highlights"):
         return quote(body)
     if name == "raw" and block.argument.strip() == "html":
