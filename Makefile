@@ -12,12 +12,13 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench gpu-check slides lecture lab clean help tidy portability locale
+.PHONY: book test setup browser execute bench gpu-check slides lecture lab author-lab clean help tidy portability locale
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
 	@echo "make test     the whole test suite: helpers, strict nbval, -W build, offline site in Chromium"
 	@echo "make lab      open the learner notebooks in JupyterLab, in a light environment of its own (.venv-lab)"
+	@echo "make author-lab  open the notebooks' MyST sources in JupyterLab, in the project's environment"
 	@echo "make execute  re-execute every notebook in place (for authors)"
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
@@ -122,6 +123,10 @@ $(LAB_INSTALLED): binder/requirements.txt pyproject.toml $(wildcard helpers/*.py
 
 lab: $(LAB_INSTALLED)
 	$(LAB_VENV)/bin/jupyter lab learner/en/ $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# For authors: the MyST sources in the project's full environment (they show raw MyST in JupyterLab).
+author-lab: setup
+	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:
 	rm -rf _build book/_generated
