@@ -70,3 +70,16 @@ def learner_numbers(page: str, language: str) -> list[str]:
 @pytest.mark.parametrize(("page", "language"), CASES)
 def test_the_learner_edition_numbers_as_the_site_does(built_site, page, language):
     assert learner_numbers(page, language) == site_numbers(page_html(built_site, page, language))
+
+
+@pytest.mark.parametrize(("page", "language"), CASES)
+def test_citations_read_as_on_the_site(built_site, page, language):
+    html = page_html(built_site, page, language)
+    cited = set()
+    for span in re.findall(r'<span class="bibtex-citation"[^>]*>(.*?)</span>', html, re.S):
+        cited |= {re.sub(r"<[^>]+>", "", text).strip() for text in re.findall(r"<a [^>]*>(.*?)</a>", span, re.S)}
+    markdown = "\n".join(c.source for c in read(ROOT / learner.learner_path(page, language)).cells)
+    shown = set(
+        re.findall(r"\[([^\[\]]+)\]\(" + re.escape(learner.site_url(language)) + r"book/bibliography\.html\)", markdown)
+    )
+    assert shown == cited
