@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import nbformat
+import pytest
 import yaml
 from nbclient import NotebookClient
 
@@ -39,6 +40,7 @@ def test_every_notebook_starts_with_it_and_the_site_removes_it():
         assert "remove-cell" in cell.metadata.get("tags", []), f"{path.name}: the site shows the setup cell"
 
 
+@pytest.mark.kernel
 def test_setup_cell_installs_helpers_where_it_is_missing(tmp_path):
     with light_kernel(tmp_path) as (kernel_name, python):
         assert subprocess.run([python, "-c", "import helpers"], cwd=tmp_path, capture_output=True).returncode != 0

@@ -229,6 +229,7 @@ def test_solutions_fold_and_exercises_do_not(path, language, rendered):
     )
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("stem", ["03_softmax_saturation", "06_the_experiment"])
 def test_runs_top_to_bottom_in_the_light_environment(stem, tmp_path):
     path = ROOT / learner.learner_path(f"notebooks/{stem}", "en")
