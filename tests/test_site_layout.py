@@ -37,7 +37,8 @@ HEADER_REPORT = """() => {
         const r = node.getBoundingClientRect();
         if (r.width === 0 || r.height === 0 || getComputedStyle(node).visibility === 'hidden') continue;
         if (r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5 || r.left < -0.5 || r.right > innerWidth + 0.5)
-            out.push(`${node.tagName.toLowerCase()}.${[...node.classList].join('.')} at ${r.top.toFixed(1)}..${r.bottom.toFixed(1)}`);
+            out.push(`${node.tagName.toLowerCase()}.${[...node.classList].join('.')}`
+                     + ` at ${r.top.toFixed(1)}..${r.bottom.toFixed(1)}`);
     }
     const link = header.querySelector('a.language-switch');
     return {
@@ -72,7 +73,9 @@ def test_the_header_holds_its_buttons(browser, site_url, width):
         if SHOTS and path == HEADER_PAGES[1] and width in (1280, 390):
             page.mouse.wheel(0, -3000)
             page.wait_for_timeout(150)
-            page.screenshot(path=str(SHOTS / f"site-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 140})
+            page.screenshot(
+                path=str(SHOTS / f"site-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 140}
+            )
         page.close()
     context.close()
     assert not problems, "\n".join(problems)
@@ -113,7 +116,9 @@ def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(browser, site
             if (figure["src"] == figure["wide"]) != wide_expected:
                 problems.append(f"{path} at {width} px: shows {figure['src']} (wide expected: {wide_expected})")
             if figure["scale"] * tick_label_px() < 9:
-                problems.append(f"{path} at {width} px: {figure['src']} shrunk to {figure['scale']:.2f}: ticks under 9 px")
+                problems.append(
+                    f"{path} at {width} px: {figure['src']} shrunk to {figure['scale']:.2f}: ticks under 9 px"
+                )
             if not figure["alt"] or not figure["caption"]:
                 problems.append(f"{path}: a wide figure lost its alt text or caption")
         page.close()
@@ -121,12 +126,14 @@ def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(browser, site
     assert not problems, "\n".join(problems)
 
 
-TABLES = """() => [...document.querySelectorAll('.bd-article table')].filter(t => !t.closest('.scale-explorer')).map(t => {
+TABLES = """() => [...document.querySelectorAll('.bd-article table')].filter(t => !t.closest('.scale-explorer'))
+  .map(t => {
     // the nearest box that clips the table sideways
+    const clips = box => ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(box).overflowX);
     let box = t.parentElement;
-    while (box && box !== document.body && !['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(box).overflowX))
-        box = box.parentElement;
-    const cut = box && box !== document.body ? box.scrollWidth > box.clientWidth + 1 : t.getBoundingClientRect().right > innerWidth + 1;
+    while (box && box !== document.body && !clips(box)) box = box.parentElement;
+    const cut = box && box !== document.body
+        ? box.scrollWidth > box.clientWidth + 1 : t.getBoundingClientRect().right > innerWidth + 1;
     const cue = box && box.nextElementSibling && box.nextElementSibling.classList.contains('table-scroll-cue')
         ? box.nextElementSibling : null;
     return {
@@ -187,14 +194,16 @@ VERDICTS = """() => {
     holder.id = 'verdict-samples';
     for (const kind of kinds) {
         holder.insertAdjacentHTML('beforeend',
-            `<div class="admonition verdict verdict-${kind}"><p class="admonition-title">Claim C0.0: ${kind}</p><p>Body.</p></div>` +
+            `<div class="admonition verdict verdict-${kind}">` +
+            `<p class="admonition-title">Claim C0.0: ${kind}</p><p>Body.</p></div>` +
             `<table><tbody><tr><td class="verdict verdict-${kind}">${kind}</td></tr></tbody></table>` +
             `<p><span class="verdict verdict-${kind}">${kind}</span></p>`);
     }
     area.prepend(holder);
     return [...holder.querySelectorAll('.verdict')].map(v => {
         const admonition = v.classList.contains('admonition');
-        const style = getComputedStyle(admonition ? v.querySelector('.admonition-title') : v, admonition ? '::after' : '::before');
+        const style = admonition ? getComputedStyle(v.querySelector('.admonition-title'), '::after')
+                                 : getComputedStyle(v, '::before');
         return {kind: [...v.classList].find(c => c.startsWith('verdict-')),
                 icon: style.content, border: getComputedStyle(v).borderLeftColor, color: getComputedStyle(v).color};
     });

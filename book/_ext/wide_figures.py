@@ -70,7 +70,7 @@ def wrap_wide_figures(app, doctree, docname) -> None:
     if app.builder.format != "html":
         return
     for figure in list(doctree.findall(nodes.figure)):
-        images = [node for node in figure.findall(nodes.image)]
+        images = list(figure.findall(nodes.image))
         if len(images) != 1 or isinstance(images[0].parent, wide_picture):
             continue
         wide = wide_version(app, docname, figure, images[0])
@@ -86,8 +86,7 @@ def wrap_wide_figures(app, doctree, docname) -> None:
 def visit_html(translator, node: wide_picture) -> None:
     source = posixpath.join(translator.builder.imgpath, urllib.parse.quote(translator.builder.images[node["wide"]]))
     translator.body.append(
-        f'<picture class="wide-figure" data-wide="{source}">'
-        f'<source media="(min-width: {WIDE_FROM})" srcset="{source}">'
+        f'<picture class="wide-figure" data-wide="{source}"><source media="(min-width: {WIDE_FROM})" srcset="{source}">'
     )
 
 
