@@ -3,10 +3,10 @@
 1. Its math is the book's math: torch (float64, through ``helpers``) computes softmax, entropy,
    the largest weight, ||J||_2 of the softmax Jacobian and the row gradient on exported rows, and
    the explorer's JavaScript, run in Chromium on the same vectors, agrees to 1e-6.
-2. Its default state reproduces the chapters' measured means: at d_k = 64 over 128 keys, its
-   averages over its own 2,560 random rows lie within 4 standard errors of the chapters' values
-   (the standard error of the difference: its own rows' spread, and the spread of the chapters'
-   per-seed values over their 20 seeds, both measured here).
+2. Its default state reproduces the chapters' measured means: at d_k = 64 (and 4096) over 128
+   keys, its averages over its own 2,560 random rows lie within 4 standard errors of the chapters'
+   values (the standard error of the difference: its own rows' spread, and the spread of the
+   chapters' per-seed values over their 20 seeds, both measured here).
 3. On the built pages it works as a reader uses it: keyboard, touch-sized controls, labels for
    screen readers, clean under axe in light and dark mode, legible at 390 px, translated in the
    Chinese edition, and its static stand-in shows without JavaScript and in print.
@@ -146,24 +146,25 @@ def glued(notebook: str) -> dict[str, str]:
 ROWS = int(glued("03_softmax_saturation")["n_seeds"]) * 128
 
 
-def chapter_per_seed() -> dict[tuple[str, str], list[float]]:
-    """The chapters' statistics at d_k = 64 over 128 keys, one value per seed, recomputed as the
-    chapters compute them (chapter 1: 8 x 128 rows per seed; chapter 3: 128 rows per seed)."""
+def chapter_per_seed(d_k: int) -> dict[tuple[str, str], list[float]]:
+    """The chapters' statistics at width d_k over 128 keys, one value per seed, recomputed as the
+    chapters compute them: chapter 1 over 8 x 128 rows per seed at d_k = 64 (its bug-A table) and
+    4 x 128 elsewhere (its overview); chapter 3 over 128 rows per seed, the median of each seed's rows."""
     values: dict[tuple[str, str], list[float]] = {}
     torch.set_num_threads(1)
-    for seed in range(20):
+    for seed in range(int(glued("03_softmax_saturation")["n_seeds"])):
         helpers.seed_everything(seed)
-        q, k = torch.randn(2, 8, 128, 64)
+        q, k = torch.randn(2, 8 if d_k == 64 else 4, 128, d_k)
         raw = q @ k.transpose(-2, -1)
-        for arm, scale in (("none", 1.0), ("sqrt", 1 / 8)):
+        for arm, scale in (("none", 1.0), ("sqrt", 1 / math.sqrt(d_k))):
             weights = torch.softmax(raw * scale, dim=-1)
             values.setdefault(("entropy", arm), []).append(helpers.softmax_entropy(weights).mean().item())
             values.setdefault(("largest", arm), []).append(weights.amax(dim=-1).mean().item())
         helpers.seed_everything(seed)
-        q, k = torch.randn(2, 128, 64)
+        q, k = torch.randn(2, 128, d_k)
         upstream = torch.randn(128, 128)
         raw = helpers.attention_logits(q, k, scale=1.0)
-        for arm, scale in (("none", 1.0), ("sqrt", 1 / 8)):
+        for arm, scale in (("none", 1.0), ("sqrt", 1 / math.sqrt(d_k))):
             p = torch.softmax(raw * scale, dim=-1)
             rows = helpers.softmax_backward(p, upstream).norm(dim=-1)
             values.setdefault(("grad_median", arm), []).append(rows.quantile(0.5).item())
@@ -171,62 +172,72 @@ def chapter_per_seed() -> dict[tuple[str, str], list[float]]:
     return values
 
 
-GLUED_AT_64 = {
-    ("entropy", "none"): ("01_where_the_scale_sits", "bug_a_entropy_64", 2),
-    ("entropy", "sqrt"): ("01_where_the_scale_sits", "correct_entropy_64", 2),
-    ("largest", "none"): ("01_where_the_scale_sits", "bug_a_max_64", 2),
-    ("largest", "sqrt"): ("01_where_the_scale_sits", "correct_max_64", 2),
-    ("grad_median", "none"): ("03_softmax_saturation", "row_median_unscaled_64", None),
-    ("grad_median", "sqrt"): ("03_softmax_saturation", "row_median_scaled_64", None),
-    ("dead", "none"): ("03_softmax_saturation", "dead_rows_unscaled_64", None),
+def two_significant(value: float) -> float:
+    """Chapter 3's rounding of its published gradients (glue_2g): two significant digits, one below 1e-5."""
+    return round(value, (1 if value >= 1e-5 else 0) - math.floor(math.log10(value))) if value > 0 else 0.0
+
+
+def two_decimals(value: float) -> float:
+    return round(value, 2)
+
+
+# (quantity, arm, d_k) -> the glued value and the rounding the notebook applied to it
+GLUED = {
+    ("entropy", "none", 64): ("01_where_the_scale_sits", "bug_a_entropy_64", two_decimals),
+    ("entropy", "sqrt", 64): ("01_where_the_scale_sits", "correct_entropy_64", two_decimals),
+    ("largest", "none", 64): ("01_where_the_scale_sits", "bug_a_max_64", two_decimals),
+    ("largest", "sqrt", 64): ("01_where_the_scale_sits", "correct_max_64", two_decimals),
+    ("grad_median", "none", 64): ("03_softmax_saturation", "row_median_unscaled_64", two_significant),
+    ("grad_median", "sqrt", 64): ("03_softmax_saturation", "row_median_scaled_64", two_significant),
+    ("dead", "none", 64): ("03_softmax_saturation", "dead_rows_unscaled_64", two_significant),
+    ("entropy", "none", 4096): ("01_where_the_scale_sits", "entropy_unscaled_4096", lambda v: round(v, 3)),
+    ("entropy", "sqrt", 4096): ("01_where_the_scale_sits", "entropy_scaled_4096", two_decimals),
+    ("grad_median", "none", 4096): ("03_softmax_saturation", "row_median_unscaled_4096", two_significant),
+    ("grad_median", "sqrt", 4096): ("03_softmax_saturation", "row_median_scaled_4096", two_significant),
+    ("dead", "none", 4096): ("03_softmax_saturation", "dead_rows_unscaled_4096", two_significant),
 }
 
-JS_DEFAULT = """rows => {
+JS_STATE = """([rows, dK]) => {
     const M = ScaleExplorerMath;
     const draw = M.drawRows(0, 128, rows);
-    return M.summarize(draw, 64, [1, 1 / 8]).map(s => ({
+    return M.summarize(draw, dK, [1, 1 / Math.sqrt(dK)]).map(s => ({
         entropy: Array.from(s.rows.entropy), largest: Array.from(s.rows.largest),
         gradNorm: Array.from(s.rows.gradNorm), gradMedian: s.gradMedian, dead: s.dead}));
 }"""
 
 
-def median_standard_error(values: list[float]) -> float:
-    """The standard error of a sample median, from the distribution-free 95 % interval between
-    order statistics n/2 -/+ 1.96 sqrt(n)/2, divided by 2 x 1.96."""
-    ordered = sorted(values)
-    n = len(ordered)
-    half = 1.96 * math.sqrt(n) / 2
-    low, high = ordered[max(0, int(n / 2 - half))], ordered[min(n - 1, int(math.ceil(n / 2 + half)))]
-    return (high - low) / (2 * 1.96)
-
-
-def test_default_state_reproduces_the_chapters(blank_page):
-    """The explorer's default (d_k = 64, 128 keys, seed 0, 2,560 rows) against chapters 1 and 3.
+@pytest.mark.parametrize("d_k", [64, 4096])
+def test_the_explorer_reproduces_the_chapters(blank_page, d_k):
+    """The explorer's default draw (seed 0, 128 keys, n_seeds x 128 rows) at d_k = 64, its default,
+    and at 4096, against chapters 1 and 3.
 
     The statistic: the difference between the explorer's average and the chapter's, divided by the
     standard error of that difference (the explorer's rows are its own random draw, not torch's).
-    The band: |z| <= 4. The explorer's error is its rows' standard deviation over sqrt(2,560) (for a
-    mean), the order-statistic interval (for a median), or the binomial sqrt(p (1 - p) / 2,560)
-    (for a share); the chapter's is the standard deviation of its 20 per-seed values over sqrt(20).
+    The band: |z| <= 4. The explorer's error is its rows' standard deviation over sqrt(rows) for a
+    mean, sqrt(p (1 - p) / rows) for a share, and for the median row gradient (the mean over groups
+    of 128 rows of each group's median, as chapter 3 takes it) the spread of its group medians; the
+    chapter's is the standard deviation of its per-seed values over sqrt(seeds).
     """
-    js_none, js_sqrt = blank_page.evaluate(JS_DEFAULT, ROWS)
-    chapters = chapter_per_seed()
+    js = dict(zip(("none", "sqrt"), blank_page.evaluate(JS_STATE, [ROWS, d_k]), strict=True))
+    chapters = chapter_per_seed(d_k)
     report, failures = {}, []
-    for (quantity, arm), (notebook, name, digits) in GLUED_AT_64.items():
+    for (quantity, arm, width), (notebook, name, rounding) in GLUED.items():
+        if width != d_k:
+            continue
         per_seed = chapters[quantity, arm]
         chapter_mean = statistics.fmean(per_seed)
         text = glued(notebook)[name]
         # the recomputation is the chapter's own statistic: it rounds to the glued text
-        shown = f"{chapter_mean:.{digits}f}" if digits is not None else f"{float(f'{chapter_mean:.2g}'):g}"
-        assert float(shown) == pytest.approx(float(text), abs=1e-12), (name, chapter_mean, text)
-        js = js_none if arm == "none" else js_sqrt
+        assert rounding(chapter_mean) == pytest.approx(float(text), rel=1e-9, abs=1e-15), (name, chapter_mean, text)
+        rows = js[arm]
         if quantity in ("entropy", "largest"):
-            rows = js[quantity]
-            value, error = statistics.fmean(rows), statistics.stdev(rows) / math.sqrt(len(rows))
+            value, error = statistics.fmean(rows[quantity]), statistics.stdev(rows[quantity]) / math.sqrt(ROWS)
         elif quantity == "grad_median":
-            value, error = js["gradMedian"], median_standard_error(js["gradNorm"])
+            groups = [statistics.median(rows["gradNorm"][i : i + 128]) for i in range(0, ROWS, 128)]
+            value, error = rows["gradMedian"], statistics.stdev(groups) / math.sqrt(len(groups))
+            assert value == pytest.approx(statistics.fmean(groups), rel=1e-12)  # the JS takes the same statistic
         else:
-            value, error = js["dead"], math.sqrt(max(js["dead"] * (1 - js["dead"]), 1 / ROWS) / ROWS)
+            value, error = rows["dead"], math.sqrt(max(rows["dead"] * (1 - rows["dead"]), 1 / ROWS) / ROWS)
         chapter_error = statistics.stdev(per_seed) / math.sqrt(len(per_seed))
         z = (value - chapter_mean) / math.hypot(error, chapter_error)
         report[f"{quantity} {arm}"] = {
@@ -239,8 +250,8 @@ def test_default_state_reproduces_the_chapters(blank_page):
         if abs(z) > BAND_SIGMAS:
             failures.append(f"{quantity}, {arm}: explorer {value:.4g}, chapter {chapter_mean:.4g} (z = {z:.2f})")
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "default_state.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    assert not failures, "\n".join(failures)
+    (OUT / f"chapters_d{d_k}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    assert len(report) >= 5 and not failures, "\n".join(failures)
 
 
 def test_the_draws_are_what_they_claim(blank_page):
@@ -285,6 +296,16 @@ def explorer_pages(built_site: Path) -> list[str]:
 def test_the_explorer_is_on_the_landing_page_in_both_editions(built_site):
     pages = explorer_pages(built_site)
     assert "book/index.html" in pages and "zh/book/index.html" in pages, pages
+
+
+@pytest.mark.xfail(strict=True, reason="chapter 3 does not place the explorer yet (issue 28)")
+def test_the_full_explorer_is_on_chapter_3_in_both_editions(built_site):
+    """Strict: once chapter 3 has it, this passes, and the marker must go."""
+    pages = explorer_pages(built_site)
+    assert PAGES["chapter 3"] in pages and f"zh/{PAGES['chapter 3']}" in pages, pages
+    for page in (PAGES["chapter 3"], f"zh/{PAGES['chapter 3']}"):
+        text = (built_site / page).read_text(encoding="utf-8")
+        assert 'id="scale-explorer"' in text and 'data-variant="full"' in text, page
 
 
 MOUNT_FULL = """() => {

@@ -226,3 +226,9 @@ def test_verdicts_have_colour_icon_and_contrast(browser, site_url, mode):
         page.locator("#verdict-samples").screenshot(path=str(SHOTS / f"site-verdicts-{mode}.png"))
     context.close()
     assert not violations, violations
+
+
+def test_the_decks_show_wide_figures(built_site):
+    """A slide is 1280 x 720: a figure with a wide version shows that one, never the stack."""
+    deck = (built_site / "slides" / "06_the_experiment.html").read_text(encoding="utf-8")
+    assert "<picture" not in deck and 'src="../_images/wide_fig_whole_chain_wide.png"' in deck

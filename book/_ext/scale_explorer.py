@@ -81,7 +81,8 @@ LABELS = {
         "averages_note": (
             "As many rows as chapter 3 measures per width ({seeds} seeds × 128). Marked: the chapters' own "
             "measurement at the same setting (torch, {seeds} seeds); the explorer's rows are its own random draw, so "
-            "the two agree within sampling error, not digit for digit."
+            "the two agree within sampling error, not digit for digit. The median row gradient is taken as chapter 3 "
+            "takes it: the median of each 128 rows, averaged."
         ),
         "quantity": "quantity",
         "q_entropy": "mean entropy (nats)",
@@ -135,6 +136,7 @@ LABELS = {
             "行数与第 3 章每个维度测量的相同（{seeds} 个种子 × 128 行）。"
             "标注的是各章在同一设置下自己的测量值（torch，{seeds} 个种子）；"
             "探索器的行是它自己的随机抽样，所以两者在抽样误差范围内一致，而不是逐位相同。"
+            "行梯度的中位数按第 3 章的取法：每 128 行取中位数，再取平均。"
         ),
         "quantity": "量",
         "q_entropy": "平均熵（奈特）",
