@@ -33,11 +33,21 @@ from pathlib import Path
 import yaml
 from docutils import nodes
 from jinja2 import Template
+from sphinx.errors import ExtensionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
 from site_tweaks import plain_title  # noqa: E402  (book/_ext is on the path: Sphinx loads us from there)
 
-from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
+from tools.notebook_format import (  # noqa: E402
+    ROOT,
+    GlueRole,
+    chapter_notebooks,
+    glued_outputs,
+    is_plumbing,
+    paste_glue_roles,
+    read,
+    tags,
+)
 
 HERE = Path(__file__).resolve().parent / "slides"
 REVEAL = ROOT / "book" / "_vendor_slides" / "reveal.js"
@@ -273,17 +283,20 @@ def write_decks(app, exception):
 
 
 LECTURE = ROOT / "book" / "lecture.yml"
-GLUE_IN_TEXT = re.compile(r"\{glue:text\}`([\w]+)::(\w+)`")
 
 
 def _text(text: str) -> str:
-    """Escaped plain text, with {glue:text}`chapter::name` replaced by the value the notebook glued."""
+    """Escaped plain text, with each {glue:text} role (written as on a page of book/) replaced by the
+    value its notebook glued, formatted as the pages show it."""
 
-    def paste(match: re.Match) -> str:
-        values = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{match.group(1)}.ipynb"))}
-        return values[match.group(2)]
+    def value(role: GlueRole) -> str:
+        notebook = role.notebook(LECTURE)
+        glued = {g.name: g.text for g in glued_outputs(read(notebook))} if notebook.is_file() else {}
+        if glued.get(role.key) is None:
+            raise ExtensionError(f"{LECTURE.name}: {role} names a value that {notebook.name} does not glue")
+        return str(glued[role.key])
 
-    return html.escape(GLUE_IN_TEXT.sub(paste, text))
+    return html.escape(paste_glue_roles(text, value))
 
 
 def frame_slide(spec: dict, out: Path) -> tuple[str, str]:
