@@ -48,6 +48,7 @@ from tools.notebook_format import (  # noqa: E402
     read,
     tags,
 )
+from tools.upstream import require  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "slides"
 REVEAL = ROOT / "book" / "_vendor_slides" / "reveal.js"
@@ -70,6 +71,20 @@ LECTURE_TAG = "lecture"
 
 
 def _install_cell_markers() -> None:
+    """Wrap myst-nb's renderer of a markdown cell so that it first leaves the marker.
+
+    myst-nb cannot wrap a markdown cell in a container node (its headings open sections that
+    must stay at the top of the doctree: MyST-NB issue 227), and its renderer says so in a TODO
+    that proposes this very marker.
+    """
+    require(
+        "myst-nb",
+        "1.4.0",
+        "book_slides.py (a marker node at the start of every markdown cell)",
+        "MditRenderMixin.render_nb_cell_markdown, "
+        "https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/core/render.py#L113-L119 "
+        "(and https://github.com/executablebooks/MyST-NB/issues/227)",
+    )
     from myst_nb.core.render import MditRenderMixin
 
     original = MditRenderMixin.render_nb_cell_markdown
