@@ -239,15 +239,20 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
 
 
 # --- 4. Decks ----------------------------------------------------------------------------------
-# Each chapter's slides are kept as JSON beside the decks, so that an incremental build,
-# which writes only the pages that changed, still assembles the lecture from every chapter.
+# Each chapter's slides are kept as JSON beside the doctrees (a build's cache, never published),
+# so that an incremental build, which writes only the pages that changed, still assembles the
+# lecture from every chapter.
+
+
+def slide_cache(app) -> Path:
+    return Path(app.doctreedir) / "slides"
 
 
 def collect(app, pagename, templatename, context, doctree):
     if app.builder.format != "html" or doctree is None or not pagename.startswith("notebooks/"):
         return
     title, slides = chapter_slides(app.builder, pagename, doctree)
-    cache = Path(app.outdir) / "slides" / "_cells"
+    cache = slide_cache(app)
     cache.mkdir(parents=True, exist_ok=True)
     record = {"title": title, "slides": [dataclasses.asdict(s) for s in slides]}
     (cache / f"{pagename.split('/')[-1]}.json").write_text(json.dumps(record), encoding="utf-8")
@@ -259,8 +264,8 @@ def write_deck(path: Path, title: str, slides: list[tuple[str, str]]) -> None:
 
 
 def write_decks(app, exception):
-    out = Path(app.outdir) / "slides"
-    if exception is not None or app.builder.format != "html" or not (out / "_cells").is_dir():
+    out, cache = Path(app.outdir) / "slides", slide_cache(app)
+    if exception is not None or app.builder.format != "html" or not cache.is_dir():
         return
     out.mkdir(exist_ok=True)
     for name in ("deck.css", "deck.js"):
@@ -275,7 +280,7 @@ def write_decks(app, exception):
     lecture: list[tuple[str, str]] = []
     order = [f"notebooks/{p.stem}" for p in chapter_notebooks()]
     for page in order:
-        cached = out / "_cells" / f"{page.split('/')[-1]}.json"
+        cached = cache / f"{page.split('/')[-1]}.json"
         if not cached.is_file():
             continue
         record = json.loads(cached.read_text(encoding="utf-8"))
