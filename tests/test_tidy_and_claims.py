@@ -18,13 +18,12 @@ import pytest
 
 from tools import claims
 from tools.locale import CATALOGS, catalog
-from tools.notebook_format import ROOT, chapter_notebooks, read
+from tools.notebook_format import ROLE, ROOT, chapter_notebooks, read
 
 CLAIM_ID = re.compile(r"\bC([1-7])\.(\d+)\b")
 ARTICLE_CLAIMS = {"1": 5, "2": 3, "3": 4, "4": 3, "5": 4, "6": 2, "7": 7}
 EVIDENCE = re.compile(r"\{(?:glue(?::\w+)?|cite(?::\w+)?|ref|numref|eq|prf:ref)\}`")
 MATH = re.compile(r"\$[^$]+\$")
-ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")
 
 
 def article_text() -> str | None:
