@@ -26,12 +26,10 @@ traceback. With ``--stamp``, a notebook that passes at a point leaves a stamp
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
@@ -42,6 +40,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from tools.helpers_index import helpers_reached
 from tools.notebook_format import ROOT, chapter_notebooks
 
 MAIN_PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -226,64 +225,6 @@ def machine_key() -> dict[str, object]:
         "machine": platform.machine(),
         "packages": versions,
     }
-
-
-# Modules of helpers/ that every run reads: the package (it imports every module, so an import
-# error anywhere fails every notebook: `make check`'s unit tests import it too), the glue and table
-# writer, the device and seed rules and the checks they all call.
-ALWAYS_REACHED = ("__init__.py", "book.py", "device.py", "_validate.py")
-
-
-def _helpers_imports(source: str) -> set[str]:
-    """Names a module or cell takes from ``helpers``: ``from helpers import a``, ``from helpers.m
-    import b`` (module ``m``), ``import helpers.m``, and ``helpers.a`` / ``alias.a`` attributes."""
-    names: set[str] = set()
-    aliases = {"helpers"}
-    for match in re.finditer(r"^[ \t]*import helpers(?:\.(\w+))?(?:[ \t]+as[ \t]+(\w+))?", source, re.M):
-        if match.group(1):
-            names.add(match.group(1))
-        if match.group(2):
-            aliases.add(match.group(2))
-    for match in re.finditer(r"^[ \t]*from helpers(?:\.(\w+))?[ \t]+import[ \t]+(\([^)]*\)|[^\n]+)", source, re.M):
-        if match.group(1):
-            names.add(match.group(1))
-        else:
-            listed = re.sub(r"#[^\n]*", "", match.group(2)).strip("()")
-            names.update(n.split(" as ")[0].strip() for n in listed.replace("\n", ",").split(",") if n.strip())
-    for alias in aliases:
-        names.update(re.findall(rf"\b{re.escape(alias)}\.(\w+)", source))
-    return names
-
-
-def helpers_reached(sources: list[str], root: Path = ROOT) -> set[str]:
-    """The files of ``helpers/`` whose code a notebook with these code-cell sources can run.
-
-    A name is traced to the module that defines it (``helpers/__init__.py``'s re-exports, or a
-    module of that name), then through the imports between modules. A name it cannot trace
-    (a new export, a star import) makes every file count: a stale stamp costs a rerun, a wrong
-    current one would skip a notebook whose helper changed."""
-    package = root / "helpers"
-    files = {p.name for p in package.glob("*.py")}
-    exported: dict[str, str] = {}
-    for node in ast.walk(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers."):
-            for alias in node.names:
-                exported[alias.asname or alias.name] = node.module.split(".", 1)[1] + ".py"
-
-    def module_of(name: str) -> str | None:
-        return f"{name}.py" if f"{name}.py" in files else exported.get(name)
-
-    always = [name for name in ALWAYS_REACHED if name in files and name != "__init__.py"]
-    todo = [name for source in sources for name in _helpers_imports(source)] + [n[:-3] for n in always]
-    reached = {"__init__.py"}
-    while todo:
-        module = module_of(todo.pop())
-        if module is None:
-            return {p.name for p in package.iterdir() if p.is_file()}  # a name not traced: every file
-        if module not in reached:
-            reached.add(module)
-            todo.extend(_helpers_imports((package / module).read_text(encoding="utf-8")))
-    return reached
 
 
 def stamp_key(notebook: Path, point: Point, root: Path = ROOT) -> str:
