@@ -11,7 +11,8 @@ that after Sphinx has resolved every role, directive, glued value, citation and
 cross-reference, the nodes of each cell can be found again and rendered to HTML
 by Sphinx's own HTML writer (``builder.render_partial``). Which cells become
 slides follows the cells' metadata: plumbing (``hide-input``), folded deep dives
-(``hide-cell``), removed cells, solutions and dropdowns never do; a markdown
+(``hide-cell``), removed cells, solutions and dropdowns never do, nor does a dropdown
+or solution inside a slide's block (a verdict box shows its grade and bottom line); a markdown
 cell whose ``slideshow.slide_type`` is ``-`` continues the previous slide.
 
 Slides taller than the 1280 × 720 slide are split in the browser, before
@@ -144,6 +145,17 @@ def _never_on_slides(node: nodes.Node) -> bool:
     return "solution" in name or name.startswith("dropdown") or "dropdown" in classes or "toggle" in classes
 
 
+def without_book_only(node: nodes.Node) -> nodes.Node:
+    """``node`` (a copy) without what stays in the book wherever it sits: a verdict box keeps
+    its grade and its bottom line, not its dropdown of quote, scope and parts; an exercise
+    keeps its task, not a nested solution."""
+    if isinstance(node, nodes.Element):
+        for inner in list(node.findall(include_self=False)):
+            if _never_on_slides(inner) and inner.parent is not None:
+                inner.parent.remove(inner)
+    return node
+
+
 # --- 3. Rendering ----------------------------------------------------------------------------
 
 
@@ -157,7 +169,7 @@ def render(builder, node: nodes.Node, page: str) -> str:
     translator = builder.create_translator(document, builder)
     holder = nodes.Element()  # a parent for the copy: some visitors look at node.parent
     holder.document = document
-    holder.append(node.deepcopy())  # docutils deepcopy: the subtree, not its parents
+    holder.append(without_book_only(node.deepcopy()))  # docutils deepcopy: the subtree, not its parents
     holder.children[0].walkabout(translator)
     fragment = "".join(translator.body)
     # reveal.js reads a <section> inside a slide as a vertical sub-slide (sphinx-proof writes one
