@@ -78,7 +78,9 @@ class HelpersApi(SphinxDirective):
 
     def module_section(self, module: Module, labels: dict[str, str]) -> nodes.section:
         section = nodes.section(ids=[f"helpers-{module.name.strip('_')}"])
-        section += nodes.title("", "", nodes.literal(text=f"helpers.{module.name}"))
+        title = nodes.title("", "", nodes.literal(text=f"helpers.{module.name}"))
+        title["translatable"] = False  # a module's name, the same in both editions
+        section += title
         section += nodes.paragraph(text=labels["lines"].format(n=module.lines))
         section += self.chapter_links(module.chapters, labels["reached"], labels["reached_none"])
         if module.docstring:
