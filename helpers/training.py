@@ -399,6 +399,9 @@ class RunsHistory:
         saturated: share of the batch's attention rows whose largest weight is >= 0.99.
         logit_std: standard deviation of the attention logits ``scale · q·k``
             over the batch's B·P of them (Bessel-corrected, as ``Tensor.std``).
+        temperature: the factor ``e^τ`` of a learnable temperature (see
+            ``learn_temperature`` in :func:`train_recall_runs`) on top of the scale;
+            1 for a run that learns none. ``None`` where the history was built without it.
     """
 
     loss: Tensor
@@ -407,6 +410,7 @@ class RunsHistory:
     max_weight: Tensor
     saturated: Tensor
     logit_std: Tensor
+    temperature: Tensor | None = None
 
     def __len__(self) -> int:
         """R, the number of runs."""
@@ -481,6 +485,7 @@ def train_recall_runs(
     d_model: int = 64,
     d_k: int = 64,
     device: torch.device | str | None = None,
+    learn_temperature: bool | Iterable[bool] = False,
 ) -> RunsHistory:
     """Train R independent runs of :func:`train_recall` at once, as one batched program.
 
@@ -491,6 +496,13 @@ def train_recall_runs(
     in another order (see the module docstring), so its curves match the single
     run's up to float32 rounding. The runs share nothing: a run that diverges to
     NaN or inf leaves every other run's history unchanged.
+
+    A run may also learn a temperature: a scalar ``τ`` of its own, starting at 0,
+    that multiplies its attention logits by ``e^τ`` on top of its scale and is
+    trained with the other parameters, by the same optimizer at the same learning
+    rate. It has no single-run counterpart in :func:`train_recall`. A run that
+    learns none keeps ``τ = 0`` exactly (its gradient is zeroed), so its history
+    is bit-identical to the same run in a grid without learnable temperatures.
 
     Speed: a run costs about a sixth of the multiply–adds of :func:`train_recall`
     and none of its per-step Python overhead. On a busy two-core machine call it
@@ -505,6 +517,8 @@ def train_recall_runs(
         steps, batch_size, n_pairs, n_keys, n_values, d_model, d_k: as in :func:`train_recall`.
         device: where to compute (default: the CPU); the data are drawn on the CPU
             and moved there.
+        learn_temperature: whether each run learns a temperature ``e^τ`` (see
+            above): one bool for every run, or R of them.
 
     Returns:
         A :class:`RunsHistory` of (R, steps) float32 CPU tensors.
@@ -512,7 +526,12 @@ def train_recall_runs(
     scales = check.each("scales", scales, check.optional_scale)
     lrs = check.each("lrs", lrs, check.positive_real)
     seeds = check.each("seeds", seeds, check.seed)
-    check.same_length("run", scales=scales, lrs=lrs, seeds=seeds)
+    learns = (
+        [check.boolean("learn_temperature", learn_temperature)] * len(seeds)
+        if isinstance(learn_temperature, bool)
+        else check.each("learn_temperature", learn_temperature, check.boolean)
+    )
+    check.same_length("run", scales=scales, lrs=lrs, seeds=seeds, learn_temperature=learns)
     check.one_of("optimizer", optimizer, _OPTIMIZERS)
     check.positive_ints(
         steps=steps, batch_size=batch_size, n_pairs=n_pairs, n_keys=n_keys, n_values=n_values, d_model=d_model, d_k=d_k
@@ -522,6 +541,11 @@ def train_recall_runs(
 
     params = _init_recall_runs(seeds, n_keys, n_values, d_model, d_k, device)
     leaves = [tensor.requires_grad_() for tensor in params.values()]
+    # τ of each run's learnable temperature, and 1 where a run learns one (0: its gradient is zeroed, τ stays 0)
+    tau = torch.zeros(len(seeds), device=device, requires_grad=True)
+    learning = torch.tensor(learns, dtype=torch.float32).to(device)
+    if any(learns):
+        leaves.append(tau)
     update = (_StackedAdam if optimizer == "adam" else _StackedSGD)(leaves, lrs, steps)
     # What multiplies u·e_key + u·e_value in the forward pass: the run's scale and the 1/sqrt(2) of the memory rows.
     factor = torch.tensor([(1.0 / math.sqrt(d_k) if c is None else c) / math.sqrt(2.0) for c in scales])
@@ -531,16 +555,20 @@ def train_recall_runs(
     generators = [torch.Generator().manual_seed(effective_seed(seed)) for seed in distinct]
     slot = torch.tensor([distinct.index(seed) for seed in seeds], device=device)  # (R,) run -> its seed's batch
     runs = len(seeds)
-    record = torch.empty(6, runs, steps, device=device)  # one column per step; no host sync inside the loop
+    record = torch.empty(7, runs, steps, device=device)  # one column per step; no host sync inside the loop
     for step in range(steps):
         per_seed = [_draw_recall_batch(batch_size, n_pairs, n_keys, n_values, g) for g in generators]
         fields = zip(*per_seed, strict=True)  # each field's batches, one per distinct seed
         batch = RecallBatch(*(torch.stack(field).to(device)[slot] for field in fields))  # (R, B, ...)
-        logits, weights, attention_logits = _recall_runs_forward(params, batch, factor)
+        temperature = tau.exp()  # (R,): exactly 1 for a run that learns none
+        run_factor = factor * temperature.view(-1, 1, 1) if any(learns) else factor
+        logits, weights, attention_logits = _recall_runs_forward(params, batch, run_factor)
         # Each run's mean cross-entropy; their sum has gradient 1 with respect to each, so
         # every run gets exactly its own gradient, whatever the others' values (even NaN).
         loss = F.cross_entropy(logits.flatten(0, 1), batch.target.flatten(), reduction="none").view(runs, -1).mean(1)
         grads = torch.autograd.grad(loss.sum(), leaves)
+        if any(learns):
+            grads = (*grads[:-1], torch.where(learning > 0, grads[-1], 0.0))
         with torch.no_grad():
             update.step(grads)
             largest = weights.amax(dim=-1)  # (R, B)
@@ -552,6 +580,7 @@ def train_recall_runs(
                     largest.mean(dim=1),
                     (largest >= _SATURATED).float().mean(dim=1),
                     attention_logits.flatten(1).std(dim=1),
+                    temperature,
                 ]
             )
     return RunsHistory(*record.cpu().unbind(0))

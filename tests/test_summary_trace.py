@@ -146,7 +146,13 @@ SURFACES = {
 }
 # Surfaces not traced yet, owned by other helpers: the chapter helpers (takeaways, issue 24/25) and the
 # lecture kit's notes (tools/lecture_tags.py, codebase, issue 29). Strict: remove a surface once it passes.
-TRACED_TAKEAWAYS = {"01_where_the_scale_sits", "02_why_dot_products_grow", "03_softmax_saturation"}  # issue 24
+TRACED_TAKEAWAYS = {  # issue 24
+    "01_where_the_scale_sits",
+    "02_why_dot_products_grow",
+    "03_softmax_saturation",
+    "04_what_the_scale_does",
+    "05_why_sqrt_dk",
+}
 PENDING = {f"the key takeaways of {stem}" for stem in STEMS if stem not in TRACED_TAKEAWAYS}
 PENDING |= {f"the speaker notes of {stem}" for stem in STEMS}
 
