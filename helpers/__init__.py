@@ -27,7 +27,7 @@ train_recall_runs                      training     5
 steps_to_accuracy                      training     5, 6
 moving_average                         training     5, 6, 7
 diagnose_attention                     diagnostics  7
-the five verdicts (below)              diagnostics  7 (as helpers.diagnostics.X)
+the seven verdicts (below)             diagnostics  7 (as helpers.diagnostics.X)
 get_device, seed_everything            device       1, 2, 3, 4, 5, 6, 7, 7b
 effective_seed                         device       (tests; make portability's seed-shift point)
 use_book_style, COLORS                 style        1, 2, 3, 4, 5, 6, 7, 7b
@@ -38,8 +38,8 @@ glue                                   book         1, 2, 3, 4, 5, 6, 7, 7b
 table                                  book         1, 2, 3, 4, 5, 7, 7b
 =====================================  ===========  ==========================
 
-The verdicts of ``diagnose_attention`` (``CORRECT``, ``NO_SCALE``,
-``SCALE_AFTER_SOFTMAX``, ``VALUE_WIDTH_SCALE``, ``UNEXPECTED``) are flat too;
+The verdicts of ``diagnose_attention`` (``CORRECT``, ``NO_SCALE``, ``DOUBLE_SCALE``,
+``SCALE_AFTER_SOFTMAX``, ``VALUE_WIDTH_SCALE``, ``KEY_COUNT_SCALE``, ``UNEXPECTED``) are flat too;
 chapter 7 reads them as ``helpers.diagnostics.CORRECT``, which keeps working.
 """
 
@@ -53,6 +53,8 @@ from helpers.book import glue, table
 from helpers.device import effective_seed, get_device, seed_everything
 from helpers.diagnostics import (
     CORRECT,
+    DOUBLE_SCALE,
+    KEY_COUNT_SCALE,
     NO_SCALE,
     SCALE_AFTER_SOFTMAX,
     UNEXPECTED,
@@ -76,6 +78,8 @@ from helpers.training import (
 __all__ = [
     "COLORS",
     "CORRECT",
+    "DOUBLE_SCALE",
+    "KEY_COUNT_SCALE",
     "NO_SCALE",
     "SCALE_AFTER_SOFTMAX",
     "SCALE_COLORS",
