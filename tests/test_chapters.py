@@ -7,7 +7,7 @@ import re
 import nbformat
 import pytest
 
-from tools.notebook_format import chapter_notebooks
+from tools.notebook_format import FOLD_TAGS, chapter_notebooks
 
 NOTEBOOKS = chapter_notebooks()
 MAX_CODE_LINES = 30  # a code cell fits one screen of the site and one slide
@@ -54,6 +54,24 @@ def test_main_path_reads_in_ten_minutes(path):
     assert words <= MAIN_PATH_WORDS, (
         f"{words} words on the main path (at most {MAIN_PATH_WORDS}): fold side investigations into a "
         "{dropdown} (code cells: hide-cell) or move them to the Deeper part"
+    )
+
+
+MAIN_PATH_CODE_LINES = 80  # CONVENTIONS item 2: what a reader of the site scrolls past
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_main_path_shows_at_most_80_lines_of_code(path):
+    notebook = nbformat.read(path, as_version=4)
+    shown = {
+        index: sum(1 for line in cell.source.splitlines() if line.strip())
+        for index, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code" and not set(cell.metadata.get("tags", [])) & set(FOLD_TAGS)
+    }
+    lines = sum(shown.values())
+    assert lines <= MAIN_PATH_CODE_LINES, (
+        f"{lines} visible lines of code (at most {MAIN_PATH_CODE_LINES}; non-blank lines of code cells without "
+        f"{sorted(FOLD_TAGS)}): fold plotting, tables and bookkeeping (hide-input, with a label); per cell: {shown}"
     )
 
 
