@@ -12,11 +12,12 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench gpu-check slides lecture lab clean help tidy portability locale
+.PHONY: book test check setup browser execute bench gpu-check slides lecture lab clean help tidy portability locale
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
 	@echo "make test     the whole test suite: helpers, strict nbval, -W build, offline site in Chromium"
+	@echo "make check    the edit loop (about a minute): lint, mypy, unit and static tests, changed notebooks"
 	@echo "make lab      open the notebooks in JupyterLab"
 	@echo "make execute  re-execute every notebook in place (for authors)"
 	@echo "make bench    time each notebook against the floor (imports only)"
@@ -68,12 +69,18 @@ browser:
 			chromium fonts-noto-cjk >/dev/null; \
 	else echo "No Chromium and no way to install it here: the browser tests will be skipped"; fi
 
-# Strict nbval at this machine's defaults (inside pytest), then once more at a
-# second point of the portability matrix that differs in MKL's matrix-product
-# path, ATen's kernels and the thread count (tools/portability.py, CONTRIBUTING.md).
+# Everything, from scratch, in stages side by side on the cores (tools/suite.py): both
+# editions' builds, the site in Chromium, strict nbval at this machine's defaults and at a
+# second point of the portability matrix (MKL's portable path, ATen's scalar kernels, one
+# thread), the unit and static tests, lint. It ends with a table of the stages' times.
 test: setup browser
-	$(BIN)/python -m pytest
-	$(BIN)/python -m tools.portability --points ci-second
+	$(BIN)/python -m tools.suite test
+
+# The edit loop: ruff, mypy (its cache kept), the unit and static tests, and strict nbval at
+# the default point of the notebooks whose code cells, outputs or helpers changed since
+# they last passed (content-hash stamps in _build/stamps; tools/portability.py).
+check: setup
+	$(BIN)/python -m tools.suite check
 
 tidy: setup
 	$(BIN)/python -m tools.tidy
