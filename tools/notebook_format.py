@@ -27,7 +27,7 @@ GLUE_PREFIX = "application/papermill.record/"
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
-COLAB_MARKER = "# Colab only:"
+COLAB_MARKER = "# Setup:"  # the first line of the setup cell (tools/colab_cell.py)
 FOLD_TAGS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
 # A local kernel says at start that it talks over TCP without encryption; in our tools' output that is noise.
 QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
