@@ -6,6 +6,10 @@ submodule (``helpers.training.recall_batch``, ...). The book's helpers page
 module in reading order, each function with its signature and docstring, and the chapters
 whose code calls it: that list is derived from the notebooks, so it cannot go stale.
 ``train`` and ``RecallModel`` are the code chapter 6 tells its readers to read.
+
+The verdicts of ``diagnose_attention`` (``CORRECT``, ``NO_SCALE``, ``DOUBLE_SCALE``,
+``SCALE_AFTER_SOFTMAX``, ``VALUE_WIDTH_SCALE``, ``KEY_COUNT_SCALE``, ``UNEXPECTED``) are flat too;
+chapter 7 reads them as ``helpers.diagnostics.CORRECT``, which keeps working.
 """
 
 from helpers.attention import (
@@ -18,6 +22,8 @@ from helpers.book import glue, table
 from helpers.device import effective_seed, get_device, seed_everything
 from helpers.diagnostics import (
     CORRECT,
+    DOUBLE_SCALE,
+    KEY_COUNT_SCALE,
     NO_SCALE,
     SCALE_AFTER_SOFTMAX,
     UNEXPECTED,
@@ -41,6 +47,8 @@ from helpers.training import (
 __all__ = [
     "COLORS",
     "CORRECT",
+    "DOUBLE_SCALE",
+    "KEY_COUNT_SCALE",
     "NO_SCALE",
     "SCALE_AFTER_SOFTMAX",
     "SCALE_COLORS",

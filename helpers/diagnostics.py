@@ -1,13 +1,13 @@
 """Tell from the outside whether an attention function puts its scale in the right place.
 
 The diagnosis probes an attention function with standard-normal queries and keys
-and with the **identity matrix as values**. With ``V = I`` the output of
-attention *is* its weight matrix, so the probe works for any function that maps
-``(query, key, value)`` to an output, without reading its code. It checks the
-function's formula in float32 with a value width ``d_v = seq_len``: a kernel
-that accepts only half precision or equal query and value widths (FlashAttention)
-is not what runs on the probe, so the probe says nothing about that kernel's
-arithmetic.
+and with values that carry the **identity**: ``V = [I | 0]``, the (S, S)
+identity followed by zero columns up to a value width ``d_v > S``. Then the
+first ``S`` columns of the output *are* the weight matrix, so the probe works for
+any function that maps ``(query, key, value)`` to an output, without reading its
+code. It checks the function's formula in float32: a kernel that accepts only
+half precision or equal query and value widths (FlashAttention) is not what runs
+on the probe, so the probe says nothing about that kernel's arithmetic.
 
 Two statistics then decide:
 
@@ -16,19 +16,31 @@ Two statistics then decide:
 * the **implied scale** inside the softmax: for ``p = softmax(c * s)`` over raw
   scores ``s = q . k``, ``log p_j - log p_m = c (s_j - s_m)`` for any two keys
   ``j`` and ``m``, so a least-squares fit of log-weight differences against
-  raw-score differences recovers ``c``. Correct attention gives
-  ``c = 1 / sqrt(d_k)``; a forgotten scale gives ``c = 1``; a scale taken from
-  the value width gives ``c = 1 / sqrt(d_v)``.
+  raw-score differences recovers ``c``.
+
+The known scales: ``1 / sqrt(d_k)`` (correct), ``1`` (none), ``1 / d_k`` (the
+scale applied twice, or ``d_k`` in place of its square root), ``1 / sqrt(d_v)``
+(taken from the value width) and ``1 / sqrt(S)`` (taken from the number of
+keys). They, and the row sums ``1`` and ``1 / sqrt(d_k)``, can only be told
+apart if their tolerance bands do not overlap, ``a - b > rel_tol * (a + b)`` for
+every pair ``a > b``. The probe asks for that with margin, ``a - b > 2 * rel_tol
+* a``, chooses ``S`` and ``d_v`` that satisfy it when none are given, and raises
+``ValueError`` when the given ``d_k``, ``seq_len``, ``value_width`` or
+``rel_tol`` cannot.
+
+What the probe cannot see (it checks a function, not a model):
+
+* a scale folded into the weights, as T5 folds ``1 / sqrt(d_k)`` into ``W_Q``'s
+  initialisation: its attention function has no scale and is diagnosed ``NO_SCALE``;
+* a scale taken from the number of *queries*: the probe uses as many queries as
+  keys, so it reads as ``KEY_COUNT_SCALE``;
+* anything that acts only on large logits (a soft-cap such as Gemma 2's
+  ``50 tanh(z / 50)``): the probe's logits are a few units, where the cap is
+  nearly the identity;
+* a scale within ``rel_tol`` of a known one, which takes that one's name.
 
 The entropy of the rows against its maximum ``log(S)`` and the mean largest
 weight are reported too, as the human-readable face of the same fact.
-
-The three candidate scales ``1``, ``1 / sqrt(d_k)`` and ``1 / sqrt(seq_len)``
-(and the row sums ``1`` and ``1 / sqrt(d_k)``) can only be told apart if their
-tolerance bands do not overlap, ``a - b > rel_tol * (a + b)`` for every pair
-``a > b``. The probe asks for that with margin, ``a - b > 2 * rel_tol * a``,
-chooses a ``seq_len`` that satisfies it when none is given, and raises
-``ValueError`` when the given ``d_k``, ``seq_len`` or ``rel_tol`` cannot.
 """
 
 from __future__ import annotations
@@ -46,6 +58,8 @@ from helpers.device import effective_seed
 __all__ = [
     "AttentionDiagnosis",
     "CORRECT",
+    "DOUBLE_SCALE",
+    "KEY_COUNT_SCALE",
     "NO_SCALE",
     "SCALE_AFTER_SOFTMAX",
     "VALUE_WIDTH_SCALE",
@@ -53,20 +67,25 @@ __all__ = [
     "diagnose_attention",
     "implied_logit_scale",
     "probe_length",
+    "probe_shape",
 ]
 
 CORRECT = "correct: scale 1/sqrt(d_k) applied to the logits"
 NO_SCALE = "bug: no scale (softmax of the raw scores)"
+DOUBLE_SCALE = "bug: scaled by 1/d_k (the scale applied twice, or d_k in place of its square root)"
 SCALE_AFTER_SOFTMAX = "bug: scale applied after the softmax"
 VALUE_WIDTH_SCALE = "bug: scaled by 1/sqrt(d_v), the value width, not 1/sqrt(d_k)"
+KEY_COUNT_SCALE = "bug: scaled by 1/sqrt(S), the number of keys, not 1/sqrt(d_k)"
 UNEXPECTED = "unexpected: rows or scale match none of the known cases"
 
 # Weights below this (after normalising each row) carry no usable log: they have
 # underflowed or sit next to it.
 _TINY = 1e-30
 
-# Probe lengths tried, in order, when diagnose_attention is given no seq_len.
+# Probe lengths S tried, in order, when diagnose_attention is given no seq_len; the
+# value width d_v is the first of these multiples of S that separates the cases.
 _SEQ_LEN_CANDIDATES = (32, 16, 64, 8, 128, 4, 256, 2, 512)
+_VALUE_WIDTH_MULTIPLES = (2, 4, 3, 8, 16)
 
 
 @dataclass(frozen=True)
@@ -74,15 +93,17 @@ class AttentionDiagnosis:
     """What :func:`diagnose_attention` found.
 
     Attributes:
-        verdict: one of ``CORRECT``, ``NO_SCALE``, ``SCALE_AFTER_SOFTMAX``,
-            ``VALUE_WIDTH_SCALE`` or ``UNEXPECTED``.
+        verdict: one of ``CORRECT``, ``NO_SCALE``, ``DOUBLE_SCALE``,
+            ``SCALE_AFTER_SOFTMAX``, ``VALUE_WIDTH_SCALE``, ``KEY_COUNT_SCALE``
+            or ``UNEXPECTED``.
         row_sum: mean row sum of the weights (1 for a softmax).
         row_sum_spread: largest minus smallest row sum.
         implied_scale: the scale fitted inside the softmax.
         expected_scale: ``1 / sqrt(d_k)``.
         entropy_ratio: mean entropy of the (normalised) rows over its maximum ``log(S)``.
         max_weight: mean largest weight of a (normalised) row.
-        seq_len: the probe's number of queries and keys, and its value width.
+        seq_len: S, the probe's number of queries and of keys.
+        value_width: d_v, the width of the probe's values.
     """
 
     verdict: str
@@ -93,6 +114,7 @@ class AttentionDiagnosis:
     entropy_ratio: float
     max_weight: float
     seq_len: int = 0
+    value_width: int = 0
 
     def summary(self) -> str:
         """One line at 3 significant digits, stable enough to print in a notebook."""
@@ -152,57 +174,114 @@ def _distinct(a: float, b: float, rel: float) -> bool:
     return abs(a - b) > 2 * rel * max(abs(a), abs(b))
 
 
-def _separates(d_k: int, seq_len: int, rel_tol: float) -> bool:
-    """True if the value-width scale 1/sqrt(seq_len) is told apart from 1/sqrt(d_k) and from 1."""
-    value_width = 1.0 / math.sqrt(seq_len)
-    return _distinct(value_width, 1.0 / math.sqrt(d_k), rel_tol) and _distinct(value_width, 1.0, rel_tol)
+def _known_scales(d_k: int, seq_len: int, value_width: int) -> dict[str, float]:
+    """The verdict each scale inside the softmax stands for, at one probe shape."""
+    return {
+        CORRECT: 1.0 / math.sqrt(d_k),
+        NO_SCALE: 1.0,
+        DOUBLE_SCALE: 1.0 / d_k,
+        VALUE_WIDTH_SCALE: 1.0 / math.sqrt(value_width),
+        KEY_COUNT_SCALE: 1.0 / math.sqrt(seq_len),
+    }
 
 
-def probe_length(d_k: int, rel_tol: float = 0.1) -> int:
-    """A probe length (and value width) ``seq_len`` at which the diagnosis separates its cases.
+def _clashes(d_k: int, seq_len: int, value_width: int, rel_tol: float) -> list[str]:
+    """The pairs of known scales that ``rel_tol`` cannot tell apart at this shape, as text."""
+    names = {
+        CORRECT: "1/sqrt(d_k)",
+        NO_SCALE: "1",
+        DOUBLE_SCALE: "1/d_k",
+        VALUE_WIDTH_SCALE: "1/sqrt(value_width)",
+        KEY_COUNT_SCALE: "1/sqrt(seq_len)",
+    }
+    scales = list(_known_scales(d_k, seq_len, value_width).items())
+    return [
+        f"{names[a]} = {x:.3g} and {names[b]} = {y:.3g}"
+        for i, (a, x) in enumerate(scales)
+        for b, y in scales[i + 1 :]
+        if not _distinct(x, y, rel_tol)
+    ]
 
-    Returns the first of 32, 16, 64, 8, 128, 4, 256, 2, 512 for which
-    ``1 / sqrt(seq_len)`` differs from ``1 / sqrt(d_k)`` and from 1 by more than
-    ``2 * rel_tol`` (relative to the larger of each pair).
+
+def _value_width_for(d_k: int, seq_len: int, rel_tol: float) -> int | None:
+    return next((m * seq_len for m in _VALUE_WIDTH_MULTIPLES if not _clashes(d_k, seq_len, m * seq_len, rel_tol)), None)
+
+
+def probe_shape(
+    d_k: int, seq_len: int | None = None, value_width: int | None = None, rel_tol: float = 0.1
+) -> tuple[int, int]:
+    """The probe's number of keys ``S`` and value width ``d_v``, chosen so that the cases separate.
+
+    Every known scale inside the softmax (``1/sqrt(d_k)``, ``1``, ``1/d_k``,
+    ``1/sqrt(d_v)``, ``1/sqrt(S)``) must differ from every other by more than
+    ``2 * rel_tol`` (relative to the larger of each pair). ``S`` is the first of
+    32, 16, 64, 8, 128, 4, 256, 2, 512 for which some ``d_v`` among 2, 4, 3, 8
+    and 16 times ``S`` does so, and ``d_v`` the first such multiple; a given
+    ``seq_len`` or ``value_width`` is checked instead of chosen.
 
     Args:
         d_k: width of queries and keys (>= 1).
+        seq_len: S, or ``None`` to choose it.
+        value_width: d_v (> S: the identity must fit), or ``None`` to choose it.
         rel_tol: the diagnosis' relative tolerance, in (0, 1).
 
     Returns:
-        The probe length.
+        ``(seq_len, value_width)``.
 
     Raises:
         ValueError: if ``d_k`` is too close to 1 for a missing scale to be told
-            from the right one, or no candidate length separates the cases.
+            from the right one, or if no (or the given) shape separates the
+            cases; the message names the argument and the scales that clash.
     """
     d_k = check.positive_int("d_k", d_k)
     rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
-    return _separating_length(d_k, None, rel_tol)
+    if seq_len is not None:
+        seq_len = check.integer("seq_len", seq_len, 2, why=" (a softmax over one key says nothing)")
+    if value_width is not None:
+        value_width = check.positive_int("value_width", value_width)
+    return _probe_shape(d_k, seq_len, value_width, rel_tol)
 
 
-def _separating_length(d_k: int, seq_len: int | None, rel_tol: float) -> int:
-    """``seq_len`` (or, if None, the first candidate length) if it separates the cases at ``d_k``; else ValueError."""
+def probe_length(d_k: int, rel_tol: float = 0.1) -> int:
+    """The number of keys ``S`` that :func:`probe_shape` chooses at ``d_k`` (see there)."""
+    return probe_shape(d_k, rel_tol=rel_tol)[0]
+
+
+def _probe_shape(d_k: int, seq_len: int | None, value_width: int | None, rel_tol: float) -> tuple[int, int]:
+    """:func:`probe_shape` without the argument checks."""
     if not _distinct(1.0 / math.sqrt(d_k), 1.0, rel_tol):
         raise ValueError(
             f"d_k = {d_k} is too small for rel_tol = {rel_tol}: 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} is within "
             f"2*rel_tol of 1, so a missing scale cannot be told from the right one"
         )
-    candidate = next((n for n in _SEQ_LEN_CANDIDATES if _separates(d_k, n, rel_tol)), None)
-    if candidate is None:
-        raise ValueError(
-            f"no probe length separates the value-width scale from 1/sqrt(d_k) and from 1 at d_k = {d_k} "
-            f"with rel_tol = {rel_tol}: lower rel_tol"
-        )
-    if seq_len is None:
-        return candidate
-    if not _separates(d_k, seq_len, rel_tol):
-        raise ValueError(
-            f"seq_len = {seq_len} cannot separate the cases at d_k = {d_k}: the value width is seq_len, and "
-            f"1/sqrt(seq_len) = {1 / math.sqrt(seq_len):.3g} must differ from 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} "
-            f"and from 1 by more than 2*rel_tol; try seq_len={candidate} or leave it None"
-        )
-    return seq_len
+    if value_width is not None and seq_len is not None:
+        if value_width <= seq_len:
+            raise ValueError(
+                f"value_width = {value_width} must exceed seq_len = {seq_len}: the values hold the identity "
+                "of the keys and at least one more column"
+            )
+        clashes = _clashes(d_k, seq_len, value_width, rel_tol)
+        if clashes:
+            raise ValueError(
+                f"seq_len = {seq_len} and value_width = {value_width} cannot separate the cases at d_k = {d_k} "
+                f"with rel_tol = {rel_tol}: {'; '.join(clashes)}; leave one of them None"
+            )
+        return seq_len, value_width
+    lengths = _SEQ_LEN_CANDIDATES if seq_len is None else (seq_len,)
+    for length in lengths:
+        if value_width is None:
+            width = _value_width_for(d_k, length, rel_tol)
+            if width is not None:
+                return length, width
+        elif value_width > length and not _clashes(d_k, length, value_width, rel_tol):
+            return length, value_width
+    given = "seq_len" if seq_len is not None else "value_width" if value_width is not None else "rel_tol"
+    raise ValueError(
+        f"no probe shape separates the known scales at d_k = {d_k} with rel_tol = {rel_tol} and the given "
+        f"{given}: 1/sqrt(seq_len) and 1/sqrt(value_width) must each differ from 1, 1/sqrt(d_k), 1/d_k and "
+        f"each other by more than 2*rel_tol; "
+        + ("lower rel_tol" if given == "rel_tol" else f"try another {given}, or leave it None")
+    )
 
 
 def diagnose_attention(
@@ -213,85 +292,82 @@ def diagnose_attention(
     seed: int = 0,
     device: torch.device | str | None = None,
     rel_tol: float = 0.1,
+    value_width: int | None = None,
 ) -> AttentionDiagnosis:
     """Probe ``attention`` and say whether, and how, its scale is misplaced.
 
     ``attention(query, key, value)`` is called with standard-normal ``query``
-    (batch, seq_len, d_k) and ``key`` (batch, seq_len, d_k), and with ``value``
-    the (seq_len, seq_len) identity (so ``d_v = seq_len``), computed in float32.
-    It may return the output (batch, seq_len, seq_len) or a tuple whose first
-    element is the output (as the functions in ``helpers`` do).
+    (batch, S, d_k) and ``key`` (batch, S, d_k), and with ``value`` the
+    (S, d_v) matrix ``[I | 0]`` broadcast over the batch, computed in float32.
+    It may return the output (batch, S, d_v) or a tuple whose first element is
+    the output (as the functions in ``helpers`` do).
 
     Args:
         attention: the function under test.
         d_k: width of queries and keys, at least 2 (at ``d_k = 1`` the right
             scale is 1, the same as none).
-        seq_len: number of queries and of keys (and the value width);
-            ``None`` chooses one with :func:`probe_length`. A given value must
-            separate the value-width scale ``1 / sqrt(seq_len)`` from
-            ``1 / sqrt(d_k)`` and from 1 by more than ``2 * rel_tol``.
+        seq_len: S, the number of queries and of keys; ``None`` chooses one
+            with :func:`probe_shape`.
         batch: number of independent probe sequences.
         seed: seed of the probe's random generator (the global one is untouched).
         device: where to run the probe; ``None`` means the CPU.
         rel_tol: relative tolerance for "sums to 1" and "matches a scale".
+        value_width: d_v, greater than S; ``None`` chooses one with :func:`probe_shape`.
 
     Returns:
         An :class:`AttentionDiagnosis`.
 
     Raises:
-        ValueError: if ``d_k``, ``seq_len`` and ``rel_tol`` leave two of the
-            cases too close to tell apart (the message names the argument).
+        ValueError: if ``d_k``, ``seq_len``, ``value_width`` and ``rel_tol``
+            leave two of the cases too close to tell apart (the message names
+            the argument), or if ``attention`` returns an output of the wrong shape.
+        TypeError: if ``attention`` returns no tensor.
     """
     check.function("attention", attention)
-    d_k = check.positive_int("d_k", d_k)
     batch = check.positive_int("batch", batch)
     seed = check.seed("seed", seed)
-    rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
-    if seq_len is not None:
-        seq_len = check.integer("seq_len", seq_len, 2, why=" (a softmax over one key says nothing)")
-    seq_len = _separating_length(d_k, seq_len, rel_tol)
+    seq_len, value_width = probe_shape(d_k, seq_len, value_width, rel_tol)
     device = torch.device("cpu") if device is None else torch.device(device)
 
     generator = torch.Generator().manual_seed(effective_seed(seed))
     query, key = torch.randn(2, batch, seq_len, d_k, generator=generator).to(device)
-    value = torch.eye(seq_len, device=device).expand(batch, seq_len, seq_len)
+    value = torch.eye(seq_len, value_width, device=device).expand(batch, seq_len, value_width)
     result = attention(query, key, value)
-    weights = result[0] if isinstance(result, tuple) else result
+    output = result[0] if isinstance(result, tuple) else result
     # what the function under test returned, rather than an argument: checked here, where the probe knows its shape
-    if not isinstance(weights, Tensor):
+    if not isinstance(output, Tensor):
         raise TypeError(
-            f"attention must return a tensor (or a tuple that starts with one), got {type(weights).__name__}"
+            f"attention must return a tensor (or a tuple that starts with one), got {type(output).__name__}"
         )
-    if weights.shape != (batch, seq_len, seq_len):
+    if output.shape != (batch, seq_len, value_width):
         raise ValueError(
-            f"attention must return an output of shape {(batch, seq_len, seq_len)} (with the identity as values), "
-            f"got {weights.shape}"
+            f"attention must return an output of shape {(batch, seq_len, value_width)} (values of width "
+            f"{value_width}), got {tuple(output.shape)}"
         )
-    weights = weights.detach().to("cpu", torch.float64)
+    output = output.detach().to("cpu", torch.float64)
+    weights, rest = output[..., :seq_len], output[..., seq_len:]
     scores = (query @ key.transpose(-2, -1)).to("cpu", torch.float64)
 
     row_sums = weights.sum(dim=-1)
     row_sum = row_sums.mean().item()
     spread = (row_sums.max() - row_sums.min()).item()
-    scale = implied_logit_scale(weights, scores)
+    # a softmax-weighted average keeps the zero columns of the values at zero
+    readable = bool(torch.isfinite(output).all() and (weights >= 0).all())
+    readable = readable and rest.abs().max().item() <= rel_tol * weights.abs().max().item()
+    scale = implied_logit_scale(weights, scores) if readable else math.nan
     expected = 1.0 / math.sqrt(d_k)
     distributions = weights / row_sums.unsqueeze(-1)
     entropy = -torch.special.xlogy(distributions, distributions).sum(dim=-1)
     entropy_ratio = (entropy.mean() / math.log(seq_len)).item()
     max_weight = distributions.amax(dim=-1).mean().item()
 
-    rows_constant = spread <= rel_tol * abs(row_sum)
+    rows_constant = readable and spread <= rel_tol * abs(row_sum)
+    verdict = UNEXPECTED
     if rows_constant and _close(row_sum, 1.0, rel_tol):
-        if _close(scale, expected, rel_tol):
-            verdict = CORRECT
-        elif _close(scale, 1.0, rel_tol):
-            verdict = NO_SCALE
-        elif _close(scale, 1.0 / math.sqrt(seq_len), rel_tol):
-            verdict = VALUE_WIDTH_SCALE
-        else:
-            verdict = UNEXPECTED
+        known = _known_scales(d_k, seq_len, value_width)
+        verdict = next((name for name, c in known.items() if _close(scale, c, rel_tol)), UNEXPECTED)
     elif rows_constant and _close(row_sum, expected, rel_tol) and _close(scale, 1.0, rel_tol):
         verdict = SCALE_AFTER_SOFTMAX
-    else:
-        verdict = UNEXPECTED
-    return AttentionDiagnosis(verdict, row_sum, spread, scale, expected, entropy_ratio, max_weight, seq_len)
+    return AttentionDiagnosis(
+        verdict, row_sum, spread, scale, expected, entropy_ratio, max_weight, seq_len, value_width
+    )

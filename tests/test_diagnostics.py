@@ -1,4 +1,4 @@
-"""helpers.diagnostics: the probe tells correct attention from the scale bugs."""
+"""helpers.diagnostics: the probe tells correct attention from the scale bugs, and names what it cannot see."""
 
 from __future__ import annotations
 
@@ -25,27 +25,90 @@ def value_width_attention(query, key, value):
     return scaled_dot_product_attention(query, key, value, scale=1 / math.sqrt(value.shape[-1]))
 
 
-@pytest.mark.parametrize(
-    "attention, verdict",
-    [
-        (scaled_dot_product_attention, diagnostics.CORRECT),
-        (F.scaled_dot_product_attention, diagnostics.CORRECT),
-        (buggy_attention_no_scale, diagnostics.NO_SCALE),
-        (buggy_attention_scale_after_softmax, diagnostics.SCALE_AFTER_SOFTMAX),
-        (value_width_attention, diagnostics.VALUE_WIDTH_SCALE),
-    ],
-)
-@pytest.mark.parametrize("d_k", [16, 64, 256])
+def key_count_attention(query, key, value):
+    # the scale taken from the wrong axis of the keys: their number, not their width
+    return scaled_dot_product_attention(query, key, value, scale=key.shape[-2] ** -0.5)
+
+
+def divide_by_d_k(query, key, value):
+    # d_k in place of its square root (the article's C5.2)
+    return scaled_dot_product_attention(query, key, value, scale=1 / query.shape[-1])
+
+
+def scaled_twice(query, key, value):
+    # q pre-scaled by hand, then PyTorch's default scale on top: 1/d_k in all
+    return F.scaled_dot_product_attention(query * query.shape[-1] ** -0.5, key, value)
+
+
+def t5_core(query, key, value):
+    # T5's attention function: no factor, because T5 folds 1/sqrt(d_k) into W_Q's initialisation
+    return torch.softmax(query @ key.transpose(-2, -1), dim=-1) @ value
+
+
+def soft_capped(query, key, value):
+    # Gemma 2: 50 tanh(z / 50) on the scaled logits; the probe's logits are far below 50
+    logits = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    return torch.softmax(50 * torch.tanh(logits / 50), dim=-1) @ value
+
+
+SUSPECTS = [
+    (scaled_dot_product_attention, diagnostics.CORRECT),
+    (F.scaled_dot_product_attention, diagnostics.CORRECT),
+    (buggy_attention_no_scale, diagnostics.NO_SCALE),
+    (buggy_attention_scale_after_softmax, diagnostics.SCALE_AFTER_SOFTMAX),
+    (value_width_attention, diagnostics.VALUE_WIDTH_SCALE),
+    (key_count_attention, diagnostics.KEY_COUNT_SCALE),
+    (divide_by_d_k, diagnostics.DOUBLE_SCALE),
+    (scaled_twice, diagnostics.DOUBLE_SCALE),
+    # what the probe cannot see: it checks a function, not a model, at small logits
+    (t5_core, diagnostics.NO_SCALE),
+    (soft_capped, diagnostics.CORRECT),
+]
+
+
+@pytest.mark.parametrize("attention, verdict", SUSPECTS, ids=lambda x: getattr(x, "__name__", str(x)[:12]))
+@pytest.mark.parametrize("d_k", [6, 16, 64, 256])
 def test_verdicts(attention, verdict, d_k):
     for seed in range(3):
         diagnosis = diagnose_attention(attention, d_k=d_k, seed=seed)
         assert diagnosis.verdict == verdict, diagnosis.summary()
 
 
-def test_scale_by_d_k_is_unexpected_and_fitted():
-    diagnosis = diagnose_attention(lambda q, k, v: scaled_dot_product_attention(q, k, v, scale=1 / 64), d_k=64)
-    assert diagnosis.verdict == diagnostics.UNEXPECTED
+def test_the_blind_spots_the_fact_check_named():
+    # 1/d_k at d_k = 6 was named "value width" (1/6 is within 10 % of 1/sqrt(32)); now it has its own name
+    assert diagnose_attention(divide_by_d_k, d_k=6).verdict == diagnostics.DOUBLE_SCALE
+    # a scale from the key count was always named "value width", because values and keys had the same width
+    for d_k in (2, 8, 64, 512):
+        assert diagnose_attention(key_count_attention, d_k=d_k).verdict == diagnostics.KEY_COUNT_SCALE
+    # a user-given seq_len = d_k**2 makes 1/sqrt(S) equal 1/d_k: refused, not misnamed
+    for d_k in (8, 16):
+        with pytest.raises(ValueError, match="seq_len"):
+            diagnose_attention(divide_by_d_k, d_k=d_k, seq_len=d_k**2)
+    # T5's scale lives in W_Q's initialisation: its attention function reads as bug A
+    assert diagnose_attention(t5_core, d_k=64).implied_scale == pytest.approx(1.0, rel=1e-4)
+
+
+def test_scale_by_d_k_is_fitted():
+    diagnosis = diagnose_attention(divide_by_d_k, d_k=64)
+    assert diagnosis.verdict == diagnostics.DOUBLE_SCALE
     assert diagnosis.implied_scale == pytest.approx(1 / 64, rel=1e-6)
+
+
+def test_an_unknown_scale_is_unexpected():
+    for scale in (0.3, 1 / 3.0):  # at d_k = 64 none of 1, 1/8, 1/64, 1/sqrt(d_v), 1/sqrt(S)
+
+        def scaled(q, k, v, scale=scale):
+            return scaled_dot_product_attention(q, k, v, scale=scale)
+
+        diagnosis = diagnose_attention(scaled, d_k=64)
+        assert diagnosis.verdict == diagnostics.UNEXPECTED, diagnosis.summary()
+        assert diagnosis.implied_scale == pytest.approx(scale, rel=1e-5)
+    # an output that is not a weighted average of the values
+    assert diagnose_attention(lambda q, k, v: v + 1.0).verdict == diagnostics.UNEXPECTED
+    assert diagnose_attention(lambda q, k, v: v * float("nan")).verdict == diagnostics.UNEXPECTED
+    assert diagnose_attention(lambda q, k, v: -scaled_dot_product_attention(q, k, v)[0]).verdict == (
+        diagnostics.UNEXPECTED
+    )
 
 
 def test_implied_scale_recovers_the_scale_exactly():
@@ -78,6 +141,10 @@ def test_bad_inputs_name_the_argument():
         diagnose_attention(scaled_dot_product_attention, d_k=32, seq_len=32)
     with pytest.raises(ValueError, match="seq_len"):
         diagnose_attention(scaled_dot_product_attention, seq_len=1)
+    with pytest.raises(ValueError, match="value_width"):
+        diagnose_attention(scaled_dot_product_attention, seq_len=32, value_width=32)
+    with pytest.raises(ValueError, match="value_width"):
+        diagnose_attention(scaled_dot_product_attention, d_k=64, seq_len=32, value_width=64)  # 1/sqrt(64) = 1/8
     with pytest.raises(TypeError, match="d_k"):
         diagnose_attention(scaled_dot_product_attention, d_k=8.0)
     with pytest.raises(ValueError, match="batch"):
@@ -86,6 +153,8 @@ def test_bad_inputs_name_the_argument():
         diagnose_attention(scaled_dot_product_attention, rel_tol=2)
     with pytest.raises(ValueError, match="attention must return"):
         diagnose_attention(lambda q, k, v: q)
+    with pytest.raises(TypeError, match="attention must return"):
+        diagnose_attention(lambda q, k, v: 1.0)
     with pytest.raises(TypeError, match="weights"):
         implied_logit_scale([[1.0]], torch.zeros(1, 1))
     with pytest.raises(TypeError, match="scores"):
@@ -96,39 +165,44 @@ def test_bad_inputs_name_the_argument():
         implied_logit_scale(-torch.ones(2, 3), torch.zeros(2, 3))
 
 
-SUSPECTS = [
-    (scaled_dot_product_attention, diagnostics.CORRECT),
-    (F.scaled_dot_product_attention, diagnostics.CORRECT),
-    (buggy_attention_no_scale, diagnostics.NO_SCALE),
-    (buggy_attention_scale_after_softmax, diagnostics.SCALE_AFTER_SOFTMAX),
-    (value_width_attention, diagnostics.VALUE_WIDTH_SCALE),
-]
+# ---------------------------------------------------------------------------
+# Property tests: over many widths, lengths and value widths, the probe either
+# names every suspect right or refuses, and it refuses only where it must.
 
 
-def separable(d_k: int, seq_len: int, rel_tol: float) -> bool:
-    # The condition of issue 15, written independently of the helper: the value-width
-    # scale 1/sqrt(seq_len) and the right scale 1/sqrt(d_k) must differ by more than
-    # twice the tolerance, seen from either side.
-    ratio = math.sqrt(seq_len / d_k)
-    return abs(ratio - 1) > 2 * rel_tol and abs(1 / ratio - 1) > 2 * rel_tol
+def distinct(a: float, b: float, rel_tol: float) -> bool:
+    # Written independently of the helper: two scales are told apart when no value
+    # within rel_tol of one is within rel_tol of the other, with a factor 2 of margin.
+    return abs(a - b) > 2 * rel_tol * max(a, b)
 
 
-def check_probe(d_k: int, seq_len: int | None, rel_tol: float = 0.1) -> None:
+def separable(d_k: int, seq_len: int, value_width: int, rel_tol: float) -> bool:
+    scales = [1.0, d_k**-0.5, 1 / d_k, value_width**-0.5, seq_len**-0.5]
+    return value_width > seq_len and all(distinct(a, b, rel_tol) for i, a in enumerate(scales) for b in scales[i + 1 :])
+
+
+def check_probe(d_k: int, seq_len: int | None, value_width: int | None = None, rel_tol: float = 0.1) -> None:
     """Either a ValueError that names the argument at fault, or the right verdict for every suspect."""
     try:
-        first = diagnose_attention(SUSPECTS[0][0], d_k=d_k, seq_len=seq_len, rel_tol=rel_tol)
+        used = diagnostics.probe_shape(d_k, seq_len, value_width, rel_tol)
     except ValueError as error:
-        assert "seq_len" in str(error) or "d_k" in str(error), str(error)
-        # refusing is right only where the cases cannot be told apart
-        assert d_k == 1 or (seq_len is not None and not separable(d_k, seq_len, rel_tol)), str(error)
+        message = str(error)
+        assert any(name in message for name in ("seq_len", "value_width", "d_k", "rel_tol")), message
+        # refusing is right only where the cases cannot be told apart at the given sizes
+        if seq_len is None and value_width is None:
+            assert 1 - d_k**-0.5 <= 2 * rel_tol, message  # only a d_k too close to 1 has no shape at all
+        elif seq_len is not None and value_width is not None:
+            assert not separable(d_k, seq_len, value_width, rel_tol), message
+        elif seq_len is not None:
+            assert not any(separable(d_k, seq_len, m * seq_len, rel_tol) for m in (2, 3, 4, 8, 16)), message
         return
-    used = first.seq_len
-    assert seq_len is None or used == seq_len
-    assert separable(d_k, used, rel_tol), (d_k, used)  # would fail if the old check (seq_len != d_k) came back
-    assert 1 - 1 / math.sqrt(d_k) > 2 * rel_tol  # a missing scale must be told from 1/sqrt(d_k)
+    s, d_v = used
+    assert (seq_len is None or s == seq_len) and (value_width is None or d_v == value_width)
+    assert separable(d_k, s, d_v, rel_tol), (d_k, used)
     for attention, verdict in SUSPECTS:
-        diagnosis = diagnose_attention(attention, d_k=d_k, seq_len=seq_len, rel_tol=rel_tol)
-        assert diagnosis.verdict == verdict, (d_k, used, diagnosis.summary())
+        diagnosis = diagnose_attention(attention, d_k=d_k, seq_len=seq_len, value_width=value_width, rel_tol=rel_tol)
+        assert (diagnosis.seq_len, diagnosis.value_width) == used
+        assert diagnosis.verdict == verdict, (d_k, used, attention, diagnosis.summary())
 
 
 @settings(max_examples=40, deadline=None)
@@ -137,32 +211,47 @@ def test_probe_separates_or_refuses(d_k, seq_len):
     check_probe(d_k, seq_len)
 
 
+@settings(max_examples=30, deadline=None)
+@given(d_k=st.integers(2, 300), seq_len=st.integers(2, 100), extra=st.integers(1, 400))
+def test_probe_with_a_given_value_width(d_k, seq_len, extra):
+    check_probe(d_k, seq_len, seq_len + extra)
+
+
 @settings(max_examples=40, deadline=None)
-@given(d_k=st.integers(2, 300), offset=st.integers(-8, 8))
-def test_probe_near_the_diagonal(d_k, offset):
-    # d_k close to seq_len is where the value-width slip used to pass as correct
-    check_probe(d_k, max(2, d_k + offset))
+@given(d_k=st.integers(2, 300), offset=st.integers(-8, 8), square=st.booleans())
+def test_probe_near_its_blind_spots(d_k, offset, square):
+    # seq_len near d_k (1/sqrt(S) near 1/sqrt(d_k)) or near d_k**2 (1/sqrt(S) near 1/d_k)
+    centre = d_k**2 if square else d_k
+    check_probe(d_k, max(2, centre + offset))
 
 
-@pytest.mark.parametrize("d_k, seq_len", [(36, 32), (30, 32), (64, 56), (64, 64)])
+@pytest.mark.parametrize("d_k", [2, 3, 5, 6, 7, 10, 24, 30, 36, 100, 1000, 2048])
+def test_probe_at_chosen_widths(d_k):
+    check_probe(d_k, None)
+
+
+@pytest.mark.parametrize("d_k, seq_len", [(36, 32), (30, 32), (64, 56), (64, 64), (8, 64), (16, 256), (6, 36)])
 def test_the_old_blind_spots_are_refused(d_k, seq_len):
-    # at these points rel_tol = 0.1 let 1/sqrt(seq_len) pass for 1/sqrt(d_k): the
-    # value-width slip was diagnosed "correct"
+    # at these points rel_tol = 0.1 lets 1/sqrt(seq_len) pass for 1/sqrt(d_k) or for 1/d_k
     with pytest.raises(ValueError, match="seq_len"):
         diagnose_attention(value_width_attention, d_k=d_k, seq_len=seq_len)
-    diagnosis = diagnose_attention(value_width_attention, d_k=d_k)  # an automatic length separates them
-    assert diagnosis.verdict == diagnostics.VALUE_WIDTH_SCALE, diagnosis.summary()
+    for attention, verdict in (
+        (value_width_attention, diagnostics.VALUE_WIDTH_SCALE),
+        (divide_by_d_k, diagnostics.DOUBLE_SCALE),
+    ):
+        diagnosis = diagnose_attention(attention, d_k=d_k)  # an automatic shape separates them
+        assert diagnosis.verdict == verdict, diagnosis.summary()
 
 
-def test_probe_length_and_its_refusals():
+def test_probe_shape_and_its_refusals():
+    assert diagnostics.probe_shape(64) == (32, 128)
+    assert diagnostics.probe_shape(6) == (16, 64)  # 1/sqrt(32) would sit next to 1/6
     assert diagnostics.probe_length(64) == 32
-    assert diagnostics.probe_length(32) == 16
-    assert diagnostics.probe_length(2) == 32
-    for d_k in range(2, 2000):
-        assert separable(d_k, diagnostics.probe_length(d_k), 0.1)
+    for d_k in range(2, 4097):
+        assert separable(d_k, *diagnostics.probe_shape(d_k), 0.1), d_k
     with pytest.raises(ValueError, match="d_k"):
-        diagnostics.probe_length(1)
+        diagnostics.probe_shape(1)
     with pytest.raises(ValueError, match="d_k"):
         diagnose_attention(scaled_dot_product_attention, d_k=1)
     with pytest.raises(ValueError, match="rel_tol"):
-        diagnostics.probe_length(64, rel_tol=0.45)  # no length can be that far from both 1/8 and 1
+        diagnostics.probe_length(64, rel_tol=0.45)  # no shape can be that far from both 1/8 and 1

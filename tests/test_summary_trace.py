@@ -152,6 +152,8 @@ TRACED_TAKEAWAYS = {  # issue 24
     "03_softmax_saturation",
     "04_what_the_scale_does",
     "05_why_sqrt_dk",
+    "07_pitfalls",  # issue 25
+    "07b_advanced_questions",
 }
 PENDING = {f"the key takeaways of {stem}" for stem in STEMS if stem not in TRACED_TAKEAWAYS}
 PENDING |= {f"the speaker notes of {stem}" for stem in STEMS}
