@@ -2,13 +2,16 @@
 
     python -m tools.locale             # make locale: refresh the catalogs, then the Chinese notebooks
     python -m tools.locale --notebooks # only regenerate locales/zh_CN/notebooks from the catalogs
+    python -m tools.locale --fill      # only fill the derived messages (below), then the notebooks
     python -m tools.locale --stats     # messages, translated, fuzzy, untranslated, per catalog
     python -m tools.locale --build     # build the Chinese edition into _build/html/zh (make book)
 
 ``make locale`` extracts every message of the book with Sphinx's gettext builder
 (``_build/gettext``), merges them into ``locales/zh_CN/LC_MESSAGES/**.po`` with
 sphinx-intl (a changed English message becomes *fuzzy*, a new one *untranslated*),
-and writes the Chinese notebooks that the Chinese pages' Colab and Binder buttons
+fills what no translator types (:func:`fill_catalogs`: the article's own sentences as
+原文 in every claim box, the boxes' frames and counts, and one translation for a sentence
+that several pages share), and writes the Chinese notebooks that the Chinese pages' Colab and Binder buttons
 open: each English notebook with its markdown (and figure captions and alt texts)
 replaced message by message from the catalog, and its code cells and outputs
 byte for byte the same. Never edit those notebooks by hand: the tests fail when
@@ -29,7 +32,9 @@ import nbformat
 import yaml
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
+from sphinx_intl.catalog import dump_po, load_po
 
+from tools import claims
 from tools.notebook_format import ROOT, chapter_notebooks, read
 
 LANGUAGE = "zh_CN"
@@ -109,6 +114,57 @@ def update_catalogs() -> None:
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     for po in CATALOGS.rglob("*.po"):
         drop_format_flags(po)
+
+
+def fill_catalogs() -> list[str]:
+    """Write the messages nobody translates by hand, in every catalog; return what changed.
+
+    1. **Derived from book/claims.yml** (``tools.claims.derived_messages``): where a box or the ledger
+       shows the book's English translation of the article, the Chinese edition shows the article's
+       own sentence (原文), verbatim; titles, part heads, table cells and counts follow from the data.
+    2. **One sentence, one translation** (zh review F5). The ledger page repeats every verdict box, and
+       its catalog (``book/claims.po``) is where a box's sentences are translated: its translation
+       replaces any other of the same message. Elsewhere, a message that is untranslated or fuzzy in one
+       catalog takes the translation the same message has in another, when exactly one exists.
+    """
+    derived = claims.derived_messages(claims.load_ledger())
+    catalogs = {po: load_po(str(po)) for po in sorted(CATALOGS.rglob("*.po"))}
+    changed: dict[Path, list[str]] = {}
+
+    def put(po: Path, message, string: str, why: str) -> None:
+        if message.string == string and not message.fuzzy:
+            return
+        message.string = string
+        message.flags.discard("fuzzy")
+        message.previous_id = []
+        changed.setdefault(po, []).append(f"{why}: {message.id[:60]!r}")
+
+    for po, cat in catalogs.items():
+        for message in cat:
+            if message.id and message.id in derived:
+                put(po, message, derived[message.id], "derived")
+    ledger_po = CATALOGS / "book" / "claims.po"
+    from_ledger = {m.id: m.string for m in catalogs.get(ledger_po, []) if m.id and m.string and not m.fuzzy}
+    for po, cat in catalogs.items():
+        for message in cat:
+            if po != ledger_po and message.id in from_ledger and message.id not in derived:
+                put(po, message, from_ledger[message.id], "from the ledger")
+    shared: dict[str, set[str]] = {}
+    for cat in catalogs.values():
+        for message in cat:
+            if message.id and message.string and not message.fuzzy:
+                shared.setdefault(message.id, set()).add(message.string)
+    for po, cat in catalogs.items():
+        for message in cat:
+            known = shared.get(message.id, set())
+            if len(known) > 1:  # a word kept in English on purpose somewhere (a glossary headword) is no rival
+                known = known - {message.id}
+            if message.id and (message.fuzzy or not message.string) and len(known) == 1:
+                put(po, message, next(iter(known)), "shared")
+    for po in changed:
+        dump_po(str(po), catalogs[po], width=0, ignore_obsolete=False)
+        drop_format_flags(po)
+    return [f"{po.relative_to(CATALOGS)}: {line}" for po, lines in changed.items() for line in lines]
 
 
 FORMAT_FLAG = re.compile(r",\s*(?:no-)?python(?:-brace)?-format\b")
@@ -202,15 +258,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--notebooks", action="store_true", help="only regenerate the Chinese notebooks")
     parser.add_argument("--stats", action="store_true", help="only count messages")
+    parser.add_argument("--fill", action="store_true", help="only fill the derived and shared messages")
     parser.add_argument(
         "--build", nargs=argparse.REMAINDER, help="build the Chinese edition (extra jupyter-book flags)"
     )
     args = parser.parse_args()
     if args.build is not None:
         return build_chinese(args.build)
-    if not (args.notebooks or args.stats):
+    if not (args.notebooks or args.stats or args.fill):
         extract()
         update_catalogs()
+    if not (args.notebooks or args.stats):
+        for line in fill_catalogs():
+            print(f"locale: filled {line}")
     if not args.stats:
         for path in write_notebooks():
             print(f"locale: {path.relative_to(ROOT)}")
