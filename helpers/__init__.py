@@ -23,7 +23,7 @@ RecallModel                            training     6 (prose)
 TrainHistory                           training     6
 train                                  training     6 (prose)
 train_recall                           training     6, 7
-train_recall_runs                      training     5
+train_recall_runs                      training     5, 6
 steps_to_accuracy                      training     5, 6
 moving_average                         training     5, 6, 7
 diagnose_attention                     diagnostics  7
@@ -35,6 +35,7 @@ SCALE_COLORS                           style        1, 3, 4, 5, 7, 7b
 SCALE_LABELS                           style        1, 3, 4, 5, 7
 plot_band                              style        1, 2, 3, 4, 5, 7, 7b
 glue                                   book         1, 2, 3, 4, 5, 6, 7, 7b
+figure_png                             book         6
 table                                  book         1, 2, 3, 4, 5, 7, 7b
 =====================================  ===========  ==========================
 
@@ -49,7 +50,7 @@ from helpers.attention import (
     buggy_attention_scale_after_softmax,
     scaled_dot_product_attention,
 )
-from helpers.book import glue, table
+from helpers.book import figure_png, glue, table
 from helpers.device import effective_seed, get_device, seed_everything
 from helpers.diagnostics import (
     CORRECT,
@@ -89,6 +90,7 @@ __all__ = [
     "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
     "diagnose_attention",
+    "figure_png",
     "get_device",
     "glue",
     "moving_average",
