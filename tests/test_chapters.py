@@ -57,6 +57,25 @@ def test_main_path_reads_in_ten_minutes(path):
     )
 
 
+MAIN_PATH_CODE_LINES = 80  # visible code on the site (CONTRIBUTING.md: how a chapter reads)
+FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}  # code the page does not show unfolded
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_main_path_shows_at_most_80_lines_of_code(path):
+    notebook = nbformat.read(path, as_version=4)
+    visible = {
+        cell.get("id", str(index)): sum(1 for line in cell.source.splitlines() if line.strip())
+        for index, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code" and not set(cell.metadata.get("tags", [])) & FOLDED
+    }
+    lines = sum(visible.values())
+    assert lines <= MAIN_PATH_CODE_LINES, (
+        f"{lines} visible lines of code on the main path (at most {MAIN_PATH_CODE_LINES}): fold plotting, tables "
+        f"and bookkeeping (hide-input, with a fold label). Per cell: {visible}"
+    )
+
+
 def png_size(data: str) -> tuple[int, int]:
     import base64
     import struct
