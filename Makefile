@@ -12,19 +12,21 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test setup browser execute bench gpu-check slides lecture lab clean help tidy portability locale
+.PHONY: book test check setup browser execute bench gpu-check slides lecture lab author-lab clean help tidy portability locale
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
 	@echo "make test     the whole test suite: helpers, strict nbval, -W build, offline site in Chromium"
-	@echo "make lab      open the notebooks in JupyterLab"
+	@echo "make check    the edit loop (about a minute): lint, mypy, unit and static tests, changed notebooks"
+	@echo "make lab      open the learner notebooks in JupyterLab, in a light environment of its own (.venv-lab)"
+	@echo "make author-lab  open the notebooks' MyST sources in JupyterLab, in the project's environment"
 	@echo "make execute  re-execute every notebook in place (for authors)"
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
 	@echo "make slides   build the site with its reveal.js decks (_build/html/slides, offline)"
 	@echo "make lecture  the lecture kit: deck, cheat sheet and quiz PDFs (_build/lecture)"
 	@echo "make locale   refresh the Chinese edition's catalogs (locales/zh_CN) and notebooks after English edits"
-	@echo "make tidy     rewrite what is derived: folds of plumbing cells, verdict boxes, the claims ledger page"
+	@echo "make tidy     rewrite what is derived: folds, verdict boxes, the claims ledger page, the learner notebooks"
 	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
 
 $(INSTALLED): requirements.txt pyproject.toml
@@ -56,6 +58,7 @@ book: setup
 # new ones untranslated) and the Chinese notebooks; then translate, and run again.
 locale: setup
 	$(BIN)/python -m tools.locale
+	$(BIN)/python -m tools.learner
 
 # Chromium for the browser tests, and a CJK font for the Chinese edition's pages, from the
 # system's packages where we may install them (without the recommended extras: Debian's
@@ -68,15 +71,22 @@ browser:
 			chromium fonts-noto-cjk >/dev/null; \
 	else echo "No Chromium and no way to install it here: the browser tests will be skipped"; fi
 
-# Strict nbval at this machine's defaults (inside pytest), then once more at a
-# second point of the portability matrix that differs in MKL's matrix-product
-# path, ATen's kernels and the thread count (tools/portability.py, CONTRIBUTING.md).
+# Everything, from scratch, in stages side by side on the cores (tools/suite.py): both
+# editions' builds, the site in Chromium, strict nbval at this machine's defaults and at a
+# second point of the portability matrix (MKL's portable path, ATen's scalar kernels, one
+# thread), the unit and static tests, lint. It ends with a table of the stages' times.
 test: setup browser
-	$(BIN)/python -m pytest
-	$(BIN)/python -m tools.portability --points ci-second
+	$(BIN)/python -m tools.suite test
+
+# The edit loop: ruff, mypy (its cache kept), the unit and static tests, and strict nbval at
+# the default point of the notebooks whose code cells, outputs or helpers changed since
+# they last passed (content-hash stamps in _build/stamps; tools/portability.py).
+check: setup
+	$(BIN)/python -m tools.suite check
 
 tidy: setup
 	$(BIN)/python -m tools.tidy
+	$(BIN)/python -m tools.learner
 
 portability: setup
 	$(BIN)/python -m tools.portability
@@ -103,7 +113,26 @@ lecture: book browser
 	@echo "Lecture deck: $(CURDIR)/_build/html/slides/lecture.html"
 	@echo "Quiz (with folded answers): $(CURDIR)/_build/html/book/quiz.html"
 
-lab: setup
+# The learner's route: only Python. A light environment of its own, from binder/requirements.txt
+# (torch's CPU build, matplotlib, JupyterLab and the book's helpers): no npm, no Chromium, none of
+# the authoring and test stack. It opens the learner edition, which plain JupyterLab renders.
+# PyTorch's CPU builds of macOS carry no "+cpu" in their version.
+LAB_VENV := .venv-lab
+LAB_INSTALLED := $(LAB_VENV)/.installed
+
+$(LAB_INSTALLED): binder/requirements.txt pyproject.toml $(wildcard helpers/*.py)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "Python >= 3.10 is needed"; exit 1; }
+	test -x $(LAB_VENV)/bin/python || $(PYTHON) -m venv $(LAB_VENV)
+	$(LAB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(if $(filter Darwin,$(shell uname -s)),sed 's/+cpu//',cat) binder/requirements.txt > $(LAB_VENV)/requirements.txt
+	$(LAB_VENV)/bin/python -m pip install --quiet -r $(LAB_VENV)/requirements.txt
+	touch $@
+
+lab: $(LAB_INSTALLED)
+	$(LAB_VENV)/bin/jupyter lab learner/en/ $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# For authors: the MyST sources in the project's full environment (they show raw MyST in JupyterLab).
+author-lab: setup
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:

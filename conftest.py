@@ -1,11 +1,29 @@
-"""pytest settings for the whole suite (unit tests, notebooks, the built site)."""
+"""pytest settings for the whole suite (unit tests, notebooks, the built site).
+
+Notebooks run under strict nbval only when asked for: ``pytest notebooks/03_softmax_saturation.ipynb``
+(or ``pytest notebooks``) turns ``--nbval`` on by itself, as does an explicit ``--nbval``; a bare
+``pytest`` collects ``tests/`` only. ``make test`` runs every notebook at two points of the
+portability matrix (tools/suite.py), ``make check`` those whose code, outputs or helpers changed.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def names_notebooks(args: list[str]) -> bool:
+    """True if a command-line argument is a notebook or the notebooks' folder."""
+    for arg in args:
+        path = Path(arg.split("::")[0]).resolve()
+        if path.suffix == ".ipynb" or path == NOTEBOOKS:
+            return True
+    return False
 
 
 def pytest_configure(config):
@@ -13,7 +31,17 @@ def pytest_configure(config):
     # random numbers, so the kernels that nbval starts must compute on the CPU.
     os.environ["BOOK_DEVICE"] = "cpu"
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
-    if getattr(config.option, "nbval", False):  # nbval may be absent: then there is nothing to set
+    if not hasattr(config.option, "nbval"):  # nbval may be absent: then there is nothing to set
+        return
+    if not (config.option.nbval or config.option.nbval_lax) and names_notebooks(config.args):
+        config.option.nbval = True
+    if config.option.nbval:
         config.option.nbval_current_env = True
         if not config.option.nbval_sanitize_with:
             config.option.nbval_sanitize_with = str(ROOT / "tests" / "nbval-sanitize.cfg")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.notebook)

@@ -1,17 +1,54 @@
-"""Helpers of the browser tests: a loopback server, Chromium's flags, and pages that
-record every problem a reader would meet (failed loads, HTTP errors, console errors)."""
+"""The browser tests' harness: every page is loaded once per viewport and mode, and every check
+of that page reads the same loaded page.
+
+A *page check* is a function of a loaded, settled page that returns its findings (a list of
+strings, empty when all is well). Register it with ``@page_check``; the decorated function
+becomes a pytest test with one case per page, viewport and mode it applies to, and that test
+asserts that the check found nothing::
+
+    @page_check(viewports=("desktop",), pages=chapters)
+    def test_header_fits(page, view):
+        box = page.locator(".bd-header-article").bounding_box()
+        return [f"the header is {box['height']:.0f} px tall"] if box["height"] > 48 else []
+
+The session fixture ``page_reports`` (tests/conftest.py) opens each (page, viewport, mode)
+that a selected test needs once, waits until its scripts have settled
+(``tools.browser.settle``), runs every selected check of that view on it in ``order``, and
+keeps the findings; the tests then only read them. So a new check costs its own run time and
+no page load. CONTRIBUTING.md ("Browser checks") says how to add one.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from tools.browser import CHROMIUM_FLAGS, serve  # noqa: F401  (re-exported for the tests)
+import pytest
+
+from tools.browser import CHROMIUM_FLAGS, serve, settle  # noqa: F401  (re-exported for the tests)
+from tools.notebook_format import chapter_notebooks, toc_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
+VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844), "slide": (1280, 720)}
+SITE_VIEWPORTS = ("desktop", "phone")
+MODES = ("light", "dark")
 AXE = ROOT / "tests" / "_vendor" / "axe-core" / "axe.min.js"
+EDITIONS = ("", "zh/")  # the English site at the root, the Chinese one under zh/
+# Pages Sphinx writes besides the table of contents' (tests/test_site.py checks that the built
+# site has exactly these and the toc's, so a page that appears is checked or named here).
+GENERATED_PAGES = ("genindex", "search", "prf-prf")
+REDIRECTS = ("index",)  # the root index.html only forwards to book/index.html
+
+# The order in which the checks of one view run: first those that only read the page, then
+# those that change it (open a menu, switch a mode), then those that read what the others
+# left (the console errors of the whole visit), and last those that may navigate away.
+READS, INTERACTS, AFTER, LEAVES = 0, 1, 2, 3
 
 
 def tick_label_px() -> float:
@@ -21,8 +58,125 @@ def tick_label_px() -> float:
     return style.TICK_FONT_PT * style.DPI / 72
 
 
-def load(context, url: str):
-    """Open ``url``; record failed requests, HTTP errors and console errors; wait for MathJax."""
+# --- what is loaded --------------------------------------------------------------------------
+
+
+def site_pages() -> list[str]:
+    """Every page of both editions, relative to the site's root, known from the sources (so that
+    tests are collected before the site is built): the toc's pages and those Sphinx adds."""
+    names = [*toc_files(), *GENERATED_PAGES]
+    return sorted(f"{edition}{name}.html" for edition in EDITIONS for name in names)
+
+
+def redirect_pages() -> list[str]:
+    return sorted(f"{edition}{name}.html" for edition in EDITIONS for name in REDIRECTS)
+
+
+def decks() -> list[str]:
+    """The English decks: one per chapter and the lecture (book/_ext/book_slides.py)."""
+    return [f"slides/{p.stem}.html" for p in chapter_notebooks()] + ["slides/lecture.html"]
+
+
+def is_deck(path: str) -> bool:
+    return path.startswith("slides/") or "/slides/" in path
+
+
+@dataclass(frozen=True)
+class View:
+    """One load of one page: the page (relative to the site's root), the viewport, the colour mode."""
+
+    path: str
+    viewport: str
+    mode: str = "light"
+
+    @property
+    def id(self) -> str:
+        return f"{self.viewport}-{self.mode}-{self.path}"
+
+    @property
+    def stem(self) -> str:  # for file names: zh/notebooks/03_x.html -> zh_notebooks_03_x
+        return self.path.removesuffix(".html").replace("/", "_")
+
+
+def all_pages(path: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class PageCheck:
+    name: str
+    run: Callable[[Any, View], Iterable[str]]
+    viewports: tuple[str, ...]
+    modes: tuple[str, ...]
+    pages: Callable[[str], bool]
+    order: int
+    kind: str  # "site" pages or "deck"s
+
+    def views(self) -> list[View]:
+        paths = decks() if self.kind == "deck" else site_pages()
+        return [View(p, v, m) for p in paths if self.pages(p) for v in self.viewports for m in self.modes]
+
+
+CHECKS: dict[str, PageCheck] = {}
+
+
+def view_params(views: Iterable[View]) -> list[Any]:
+    """``views`` as pytest parameters: ids such as ``desktop-dark-book/index.html``, and the
+    viewport as a marker (``pytest -m phone``), so that `make test` runs the two in parallel."""
+    return [pytest.param(v, id=v.id, marks=[getattr(pytest.mark, v.viewport)]) for v in views]
+
+
+def page_check(
+    *,
+    viewports: tuple[str, ...] = SITE_VIEWPORTS,
+    modes: tuple[str, ...] = ("light",),
+    pages: Callable[[str], bool] = all_pages,
+    order: int = READS,
+    kind: str = "site",
+) -> Callable[[Callable[[Any, View], Iterable[str]]], Callable[..., None]]:
+    """Register a check of a loaded page (``pages`` selects them by path), run at each of
+    ``viewports`` in each of ``modes``. The function gets the Playwright page and its ``View``
+    and returns its findings. The decorated name becomes a test, parametrised by view."""
+
+    def register(function: Callable[[Any, View], Iterable[str]]) -> Callable[..., None]:
+        name = function.__name__.removeprefix("test_")
+        if name in CHECKS and CHECKS[name].run.__module__ != function.__module__:
+            raise ValueError(f"two page checks are named {name!r}")
+        check = PageCheck(name, function, tuple(viewports), tuple(modes), pages, order, kind)
+        CHECKS[name] = check
+
+        @pytest.mark.browser
+        @pytest.mark.parametrize("view", view_params(check.views()))
+        def test(view: View, page_reports: PageReports) -> None:
+            findings = page_reports.get(view).findings.get(name)
+            assert findings is not None, f"{name} did not run on {view.id}"
+            assert not findings, f"{view.path} ({view.viewport}, {view.mode}):\n" + "\n".join(findings)
+
+        test.__name__ = function.__name__
+        test.__qualname__ = function.__qualname__
+        test.__doc__ = function.__doc__
+        test.__module__ = function.__module__
+        test.page_check = check  # type: ignore[attr-defined]
+        return test
+
+    return register
+
+
+# --- one load ---------------------------------------------------------------------------------
+
+
+def new_context(browser: Any, viewport: str, mode: str = "light") -> Any:
+    width, height = VIEWPORTS[viewport]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
+    # Anything that is not the local server is a network load: fail it loudly.
+    context.route(re.compile(r"^(?!http://127\.0\.0\.1:).*"), lambda route: route.abort())
+    return context
+
+
+def load(context: Any, url: str, kind: str = "site") -> Any:
+    """Open ``url``, record every problem a reader would meet (failed requests, HTTP errors,
+    console errors, uncaught exceptions) in ``page.problems``, and wait until it has settled."""
     page = context.new_page()
     page.problems = []
     page.on("requestfailed", lambda request: page.problems.append(f"failed request {request.url}"))
@@ -30,26 +184,116 @@ def load(context, url: str):
     page.on("console", lambda m: page.problems.append(f"console error {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda error: page.problems.append(f"page error {error}"))
     page.goto(url, wait_until="load")
-    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=15000)
-    page.evaluate("MathJax.startup.promise")
+    if kind == "deck":  # slides/deck.js lays the slides out, then starts reveal.js
+        page.wait_for_function("window.Reveal && Reveal.isReady && Reveal.isReady()", timeout=60000)
+    settle(page)
     return page
 
 
-def axe_violations(page) -> list[str]:
-    """Serious and critical WCAG violations that axe-core finds on the page."""
-    page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+def axe_violations(page: Any, rules: Iterable[str] | None = None) -> list[str]:
+    """Serious and critical violations that axe-core finds on the page (only ``rules``, if given)."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    if rules is not None:
+        options["runOnly"] = {"type": "rule", "values": list(rules)}
     found = page.evaluate(
-        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        "async (options) => (await axe.run(document, options)).violations"
         ".filter(v => ['serious', 'critical'].includes(v.impact))"
-        ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; '))"
+        ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; '))",
+        options,
     )
     return list(found)
 
 
-def new_context(browser, viewport: str, mode: str = "light"):
-    width, height = VIEWPORTS[viewport]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
-    # Anything that is not the local server is a network load: fail it loudly.
-    context.route(re.compile(r"^(?!http://127\.0\.0\.1:).*"), lambda route: route.abort())
-    return context
+# What the page is, apart from its colours and sizes: every element with its attributes (less
+# those that say the mode, and Font Awesome's random ids) and whether it is rendered. Equal in
+# light and dark mode, axe's rules that read only structure, names and visibility find the same
+# in both. The one designed difference is left out: the colour-mode button shows the icon of
+# the mode (a sun or a moon; decorative, aria-hidden). Sizes are not equal: in dark mode
+# pydata-sphinx-theme pads every cell output (its white background), 8 px on each side, so the
+# checks of layout run in both modes, and the tab stop the theme gives a region that scrolls
+# (tabindex) is left out too (chapter 4 has a table that scrolls at 1280 px in dark mode only).
+FINGERPRINT = r"""() => {
+    const skip = new Set(['data-theme', 'data-mode', 'id', 'aria-labelledby', 'style']);
+    const regions = 'pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, '
+                    + '.pst-scrollable-table-container';
+    const lines = [];
+    for (const e of document.querySelectorAll('body *')) {
+        if (e.closest('mjx-assistive-mml')) continue;
+        const value = a => a.name === 'class' ? a.value.replace(/\bdropdown-menu-dark\b/, '').trim() : a.value;
+        const laidOut = e.matches(regions) ? ['tabindex'] : [];  // the theme's tab stop says whether it scrolls
+        const attrs = [...e.attributes].filter(a => !skip.has(a.name) && !laidOut.includes(a.name))
+            .map(a => a.name + '=' + value(a));
+        const shown = e.closest('.theme-switch-button > *') ? '' : ' ' + (e.getClientRects().length > 0);
+        lines.push(e.tagName + ' ' + attrs.join(' ') + shown);
+    }
+    return lines.join('\n');
+}"""
+
+
+@dataclass
+class Report:
+    """What the checks of one view found, and what every view records."""
+
+    findings: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # failed requests, HTTP errors, console errors
+    fingerprint: str = ""
+    theme: str = ""  # the theme the page shows (<html data-theme>)
+
+
+def run_checks(page: Any, view: View, checks: Iterable[PageCheck]) -> Report:
+    report = Report()
+    report.theme = page.evaluate("document.documentElement.dataset.theme || ''")
+    report.fingerprint = hashlib.sha256(page.evaluate(FINGERPRINT).encode()).hexdigest()
+    for check in sorted(checks, key=lambda c: c.order):
+        if check.order == LEAVES and not report.problems:
+            report.problems = list(page.problems)
+        try:
+            report.findings[check.name] = [str(f) for f in check.run(page, view)]
+        except Exception:  # one check's error is that check's finding, not every check's
+            report.findings[check.name] = [f"the check raised:\n{traceback.format_exc(limit=4)}"]
+    if not any(c.order == LEAVES for c in checks):
+        report.problems = list(page.problems)
+    return report
+
+
+class PageReports:
+    """Loads each view once, on first demand, and runs the checks that the session selected for it."""
+
+    def __init__(self, browser: Any, site_url: str, selected: dict[str, set[str]]):
+        self.browser, self.site_url, self.selected = browser, site_url, selected
+        self.contexts: dict[tuple[str, str], Any] = {}
+        self.reports: dict[View, Report] = {}
+
+    def get(self, view: View) -> Report:
+        if view not in self.reports:
+            key = (view.viewport, view.mode)
+            if key not in self.contexts:
+                self.contexts[key] = new_context(self.browser, *key)
+            kind = "deck" if is_deck(view.path) else "site"
+            checks = [CHECKS[name] for name in sorted(self.selected.get(view.id, set())) if name in CHECKS]
+            try:
+                page = load(self.contexts[key], f"{self.site_url}/{view.path}", kind)
+            except Exception as error:  # every check of the view fails with the reason, once
+                reason = f"the page did not load and settle: {error}"
+                self.reports[view] = Report(findings={c.name: [reason] for c in checks}, problems=[reason])
+            else:
+                self.reports[view] = run_checks(page, view, checks)
+                page.close()
+        return self.reports[view]
+
+    def close(self) -> None:
+        for context in self.contexts.values():
+            context.close()
+
+
+def selected_checks(items: Iterable[Any]) -> dict[str, set[str]]:
+    """view id -> names of the page checks whose test for that view the session runs."""
+    selected: dict[str, set[str]] = {}
+    for item in items:
+        check = getattr(getattr(item, "function", None), "page_check", None)
+        view = getattr(item, "callspec", None) and item.callspec.params.get("view")
+        if check is not None and isinstance(view, View):
+            selected.setdefault(view.id, set()).add(check.name)
+    return selected

@@ -1,4 +1,10 @@
-"""Fixtures for the tests of the built site."""
+"""Fixtures of the tests of the built site, and the markers of every test.
+
+Markers (pyproject.toml lists them; `pytest -m "not site"` and the like select tiers):
+``notebook`` (a strict-nbval cell, root conftest.py), ``lint``, ``site`` (needs the built
+site), ``browser`` (needs Chromium), ``kernel`` (executes a notebook outside nbval), and the
+viewport of a browser check (``desktop``, ``phone``, ``slide``).
+"""
 
 from __future__ import annotations
 
@@ -9,44 +15,90 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
-from tests.browser import CHROMIUM_FLAGS, serve
+from tests.browser import CHROMIUM_FLAGS, PageReports, selected_checks, serve
+from tools.browser import chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
+BUILD_ID = ROOT / "_build" / "site-build-id"  # written by `make test` (tools/suite.py) after its builds
+# Test files whose tests start a kernel outside nbval: the simulated Colab run (tests/test_colab.py).
+KERNEL_TESTS = ("tests/test_colab.py::test_notebook_runs_in_a_simulated_colab",)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & {"built_site", "pages", "site_url", "page_reports"}:
+            item.add_marker(pytest.mark.site)
+        if fixtures & {"browser", "page_reports"}:
+            item.add_marker(pytest.mark.browser)
+        if item.nodeid.split("[")[0] in KERNEL_TESTS:
+            item.add_marker(pytest.mark.kernel)
+
+
+def pytest_collection_finish(session):
+    session.config.stash[SELECTED] = selected_checks(session.items)
+
+
+SELECTED = pytest.StashKey[dict]()
 
 
 @pytest.fixture(autouse=True, scope="session")
 def one_thread_for_unit_tests():
     """Tiny tensors run fastest on one thread, and never wait for a busy second core.
-    (Notebooks run in their own kernels, at their own settings.)"""
+    (Notebooks run in their own kernels, at their own settings.) torch is imported here, not at
+    the top: a run of the lint or browser tests never needs it."""
+    import torch
+
     torch.set_num_threads(1)
+
+
+def build_commands() -> dict[str, list[str]]:
+    """The two editions' builds, from scratch, every warning an error. They run at the same time:
+    the English one writes _build/html, the Chinese one _build/zh, then copies its pages into
+    _build/html/zh (tools/locale.py)."""
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"  # the environment's own copy
+    return {
+        "English": [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--all"],
+        "Chinese": [sys.executable, "-m", "tools.locale", "--build", "--all"],
+    }
+
+
+def prebuilt_is_allowed() -> bool:
+    """``BOOK_SITE_PREBUILT=1`` tests the site already in ``_build/html`` (authors iterating on the
+    browser tests; `make test`, which builds first). In CI only a build of this same run counts."""
+    if os.environ.get("BOOK_SITE_PREBUILT") != "1" or not (HTML / "index.html").is_file():
+        return False
+    if os.environ.get("CI"):
+        return BUILD_ID.is_file() and BUILD_ID.read_text().strip() == os.environ.get("BOOK_SITE_BUILD_ID", "")
+    return True
 
 
 @pytest.fixture(scope="session")
 def built_site() -> Path:
-    """Build the whole book from scratch, with every warning an error.
-
-    ``BOOK_SITE_PREBUILT=1`` tests the site already in ``_build/html`` instead (for
-    authors iterating on the browser tests; CI always builds).
-    """
-    if os.environ.get("BOOK_SITE_PREBUILT") == "1" and not os.environ.get("CI") and (HTML / "index.html").is_file():
+    """The whole book, both editions, built from scratch with every warning an error."""
+    if prebuilt_is_allowed():
         return HTML
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"  # the environment's own copy
-    english = [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--all"]
-    chinese = [sys.executable, "-m", "tools.locale", "--build", "--all"]
-    for name, command in (("English", english), ("Chinese", chinese)):
-        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-        if result.returncode != 0:
-            log = result.stdout + result.stderr
-            pytest.fail(f"the {name} edition's build failed (exit {result.returncode}):\n{log[-6000:]}")
+    for folder in (HTML, ROOT / "_build" / "zh"):  # from scratch: no page of an earlier build stays
+        shutil.rmtree(folder, ignore_errors=True)
+    running = {
+        name: subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for name, command in build_commands().items()
+    }
+    failures = []
+    for name, process in running.items():
+        log, _ = process.communicate()
+        if process.returncode != 0:
+            failures.append(f"the {name} edition's build failed (exit {process.returncode}):\n{log[-6000:]}")
+    if failures:
+        pytest.fail("\n".join(failures))
     return HTML
 
 
 @pytest.fixture(scope="session")
 def pages(built_site: Path) -> list[Path]:
-    """The book's pages in both editions; the slide decks have tests of their own (tests/test_slides.py)."""
+    """The book's pages in both editions, as built; the slide decks have tests of their own."""
     skip = {"_static", "_sources", "slides"}
     return sorted(p for p in built_site.rglob("*.html") if not skip & set(p.relative_to(built_site).parts))
 
@@ -60,7 +112,7 @@ def site_url(built_site: Path):
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium from the system's packages; CI must have it, elsewhere it may be skipped."""
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    executable = chromium()
     if executable is None:
         reason = "no chromium on PATH (Debian: apt-get install chromium); `make test` installs it where it can"
         if os.environ.get("CI"):
@@ -72,3 +124,11 @@ def browser():
         instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture(scope="session")
+def page_reports(request, browser, site_url):
+    """Each view that the session's tests need, loaded once; its checks' findings (tests/browser.py)."""
+    reports = PageReports(browser, site_url, request.config.stash.get(SELECTED, {}))
+    yield reports
+    reports.close()

@@ -1,77 +1,63 @@
-"""The Colab setup cell: present in every notebook, and it really installs helpers.
+"""The setup cell: present in every notebook, pinned to the release, and it really installs helpers.
 
-Colab cannot be reached from here, so the test simulates it: a fresh virtual
-environment that has torch, matplotlib and ipykernel but not ``helpers``, a
-kernel started from it, ``google.colab`` present in ``sys.modules``, and the
-setup cell's install target pointed at this checkout instead of the repository URL.
+Colab cannot be reached from here, so the smoke test simulates a kernel that has torch,
+matplotlib and ipykernel but not ``helpers`` (as Colab, or a downloaded notebook's own
+Python), with the setup cell's install target pointed at this checkout instead of the
+repository URL. The whole of a chapter runs from its learner notebook in the light
+environment (tests/test_learner.py), not here.
 """
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import sysconfig
-from pathlib import Path
 
 import nbformat
+import pytest
+import yaml
 from nbclient import NotebookClient
 
-from tools.colab_cell import first_code_cell, setup_cell_source
-from tools.notebook_format import ROOT, chapter_notebooks
+from tests.light_env import light_kernel
+from tools.colab_cell import DISTRIBUTION, first_code_cell, is_setup_cell, setup_cell_source
+from tools.notebook_format import ROOT, chapter_notebooks, read
 
 # That every notebook starts with the current setup cell is checked with the rest of
 # `make tidy` (tests/test_tidy_and_claims.py).
 
 
-def test_setup_cell_targets_the_configured_repository():
+def test_setup_cell_installs_the_configured_release():
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
     source = setup_cell_source()
-    assert '"google.colab" in sys.modules' in source
-    assert "git+https://github.com/" in source and "@" in source.split("git+")[1]
+    assert f'"git+{repository["url"]}@{repository["release"]}"' in source
+    assert repository["release"] != repository.get("branch"), "a release tag, not a moving branch"
+    assert f'version("{DISTRIBUTION}")' in source  # the distribution's own name, not the import name
 
 
-def test_notebook_runs_in_a_simulated_colab(tmp_path, monkeypatch):
-    monkeypatch.delenv("PYTHONPATH", raising=False)  # nothing may reach helpers but the setup cell
-    venv = tmp_path / "colab"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
-    # torch, matplotlib, ipykernel from the book's environment, as Colab has its own;
-    # a path added by a .pth line does not run that directory's own .pth files, so the
-    # editable install of helpers stays invisible.
-    (site / "book_environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    assert subprocess.run([python, "-c", "import torch, matplotlib, ipykernel"], cwd=tmp_path).returncode == 0
-    assert subprocess.run([python, "-c", "import helpers"], cwd=tmp_path, capture_output=True).returncode != 0
+def test_every_notebook_starts_with_it_and_the_site_removes_it():
+    for path in chapter_notebooks():
+        cell = first_code_cell(read(path))
+        assert cell is not None and is_setup_cell(cell), path.name
+        assert "remove-cell" in cell.metadata.get("tags", []), f"{path.name}: the site shows the setup cell"
 
-    kernels = tmp_path / "jupyter" / "kernels" / "colab-sim"
-    kernels.mkdir(parents=True)
-    (kernels / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                "display_name": "simulated Colab",
-                "language": "python",
-            }
-        )
-    )
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
 
-    path = chapter_notebooks()[0]
-    notebook = nbformat.read(path, as_version=4)
-    setup = first_code_cell(notebook)
-    setup.source = setup_cell_source(target=str(ROOT))
-    fake_colab = nbformat.v4.new_code_cell(
-        'import sys, types\nsys.modules["google.colab"] = types.ModuleType("google.colab")'
-    )
-    notebook.cells.insert(notebook.cells.index(setup), fake_colab)
-    NotebookClient(
-        notebook, timeout=600, kernel_name="colab-sim", resources={"metadata": {"path": str(path.parent)}}
-    ).execute()
-    assert subprocess.run([python, "-c", "import helpers"], cwd=tmp_path).returncode == 0
+@pytest.mark.kernel
+def test_setup_cell_installs_helpers_where_it_is_missing(tmp_path):
+    with light_kernel(tmp_path) as (kernel_name, python):
+        assert subprocess.run([python, "-c", "import helpers"], cwd=tmp_path, capture_output=True).returncode != 0
+        notebook = nbformat.v4.new_notebook()
+        notebook.cells = [
+            nbformat.v4.new_code_cell(setup_cell_source(target=str(ROOT))),
+            nbformat.v4.new_code_cell("import helpers\nprint(helpers.get_device().type)"),
+        ]
+        NotebookClient(
+            notebook, timeout=300, kernel_name=kernel_name, resources={"metadata": {"path": str(tmp_path)}}
+        ).execute()
+        printed = [o["text"] for o in notebook.cells[1].outputs if o.get("name") == "stdout"]
+        assert printed == ["cpu\n"], notebook.cells[1].outputs
+        # a second run finds it installed and does nothing
+        again = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup_cell_source(target=str(ROOT)))])
+        NotebookClient(
+            again, timeout=120, kernel_name=kernel_name, resources={"metadata": {"path": str(tmp_path)}}
+        ).execute()
+        assert again.cells[0].outputs == []
+    assert sys.executable  # the book's own interpreter was never touched

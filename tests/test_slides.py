@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import SCREENSHOTS, load, new_context
-from tools.notebook_format import chapter_notebooks
+from tests.browser import SCREENSHOTS, decks, page_check
 
 MAX_LECTURE_SLIDES = 40
 SLIDE_REPORT = r"""() => Reveal.getSlides().map((slide, index) => {
@@ -31,16 +30,18 @@ SLIDE_REPORT = r"""() => Reveal.getSlides().map((slide, index) => {
 
 
 @pytest.fixture(scope="module")
-def decks(built_site) -> dict[str, Path]:
-    slides = built_site / "slides"
-    found = {p.stem: p for p in slides.glob("*.html")}
-    expected = {p.stem for p in chapter_notebooks()} | {"lecture"}
-    assert expected <= set(found), f"missing decks: {sorted(expected - set(found))}"
+def built_decks(built_site) -> dict[str, Path]:
+    """The English decks as built; the browser checks load the same list (tests/browser.py, decks)."""
+    found = {p.stem: p for p in (built_site / "slides").glob("*.html")}
+    expected = {Path(path).stem for path in decks()}
+    assert expected == set(found), (
+        f"missing decks: {sorted(expected - set(found))}, unchecked: {sorted(set(found) - expected)}"
+    )
     return found
 
 
-def test_decks_are_offline_and_fully_rendered(decks):
-    for name, deck in decks.items():
+def test_decks_are_offline_and_fully_rendered(built_decks):
+    for name, deck in built_decks.items():
         text = deck.read_text(encoding="utf-8")
         loads = re.findall(r"""<(?:script|link|img)[^>]*(?:src|href)=["']([^"']+)""", text)
         assert loads and not [url for url in loads if re.match(r"(https?:)?//", url)], (name, loads)
@@ -48,37 +49,30 @@ def test_decks_are_offline_and_fully_rendered(decks):
             assert raw not in text, f"{name}: raw MyST {raw!r} on a slide"
 
 
-def test_decks_in_a_real_browser(browser, site_url, decks):
+@page_check(kind="deck", viewports=("slide",))
+def test_deck_in_a_real_browser(page, view):
     """Every deck opens with no error; no slide is empty or spills out of its 1280 x 720 box;
     every image loads and has alt text; math is typeset; the lecture has at most 40 slides,
     each with speaker notes."""
-    context = new_context(browser, "desktop")
-    problems = []
-    for name, deck in sorted(decks.items()):
-        page = load(context, f"{site_url}/slides/{deck.name}")
-        page.set_viewport_size({"width": 1280, "height": 720})
-        page.wait_for_function("window.Reveal && Reveal.isReady && Reveal.isReady()", timeout=60000)
-        slides = page.evaluate(SLIDE_REPORT)
-        if page.locator("mjx-container").count() == 0:
-            problems.append(f"{name}: no typeset math")
-        problems += [f"{name}: {p}" for p in page.problems]
-        if name == "lecture":
-            page.evaluate("Reveal.slide(1)")
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOTS / "lecture.anchor-slide.png"))
-            if len(slides) > MAX_LECTURE_SLIDES:
-                problems.append(f"lecture: {len(slides)} slides (at most {MAX_LECTURE_SLIDES})")
-            problems += [f"lecture slide {s['index'] + 1}: no speaker notes" for s in slides if not s["notes"]]
-        elif len(slides) < 5:
-            problems.append(f"{name}: only {len(slides)} slides")
-        for s in slides:
-            where = f"{name} slide {s['index'] + 1}"
-            if s["spill"] or s["tall"]:
-                problems.append(f"{where}: content outside the slide {s['spill']}")
-            if s["text"] == 0 and s["images"] == 0:
-                problems.append(f"{where}: empty")
-            if s["noAlt"] or s["broken"]:
-                problems.append(f"{where}: {s['noAlt']} images without alt text, {s['broken']} not loaded")
-        page.close()
-    context.close()
-    assert not problems, "\n".join(problems)
+    name = Path(view.path).stem
+    slides = page.evaluate(SLIDE_REPORT)
+    problems = [] if page.locator("mjx-container").count() else ["no typeset math"]
+    problems += list(page.problems)
+    if name == "lecture":
+        page.evaluate("Reveal.slide(1)")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "lecture.anchor-slide.png"))
+        if len(slides) > MAX_LECTURE_SLIDES:
+            problems.append(f"{len(slides)} slides (at most {MAX_LECTURE_SLIDES})")
+        problems += [f"slide {s['index'] + 1}: no speaker notes" for s in slides if not s["notes"]]
+    elif len(slides) < 5:
+        problems.append(f"only {len(slides)} slides")
+    for s in slides:
+        where = f"slide {s['index'] + 1}"
+        if s["spill"] or s["tall"]:
+            problems.append(f"{where}: content outside the slide {s['spill']}")
+        if s["text"] == 0 and s["images"] == 0:
+            problems.append(f"{where}: empty")
+        if s["noAlt"] or s["broken"]:
+            problems.append(f"{where}: {s['noAlt']} images without alt text, {s['broken']} not loaded")
+    return problems

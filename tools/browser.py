@@ -1,13 +1,16 @@
-"""Headless Chromium for the tools and the tests: its flags, and a loopback server for the built site."""
+"""Headless Chromium for the tools and the tests: its flags, a loopback server for the built
+site, and the one rule for when a loaded page may be read (``settle``)."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import http.server
+import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -18,6 +21,50 @@ CHROMIUM_FLAGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+
+# A page of the site may be read once every script that changes it has finished. Each of
+# these is a promise or a condition on the page, never a delay:
+# - the load event (images, stylesheets, deferred scripts) and every web font in use;
+# - MathJax's first typesetting (its startup promise);
+# - book scripts that render after load: each pushes a promise onto window.bookPending
+#   (CONTRIBUTING.md, "Browser checks"), awaited here;
+# - book/_assets/a11y.js has run (it marks <html data-a11y="done">);
+# - Font Awesome has swapped every icon <i> for its <svg>, in an animation frame of its own;
+# - pydata-sphinx-theme makes each scrollable code block, output and table focusable on load
+#   and again 300 ms after the content changes (MathJax's typesetting changes it): every such
+#   region that scrolls is focusable.
+SETTLE_PROMISES = """async () => {
+    if (document.readyState !== 'complete') await new Promise(r => window.addEventListener('load', r, {once: true}));
+    await document.fonts.ready;
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+    await Promise.all(window.bookPending || []);
+    await document.fonts.ready;
+}"""
+SETTLED = """() => {
+    const html = document.documentElement;
+    if (document.querySelector('script[src*="a11y.js"]') && html.dataset.a11y !== 'done') return false;
+    if (html.classList.contains('fontawesome-i2svg-pending')) return false;
+    if (document.querySelector('i.fa-solid, i.fa-regular, i.fa-brands, i.fas, i.far, i.fab')) return false;
+    const theme = document.querySelector('script[src*="pydata-sphinx-theme.js"]');
+    const regions = ['pre', '.nboutput > .output_area', '.cell_output > .output', '.jp-RenderedHTMLCommon',
+                     '.pst-scrollable-table-container'].join(', ');
+    for (const e of theme ? document.querySelectorAll(regions) : []) {
+        const scrolls = e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight;
+        if (scrolls && e.tabIndex < 0 && e.offsetParent !== null) return false;
+    }
+    return document.fonts.status === 'loaded';
+}"""
+
+
+def settle(page: Any, timeout_ms: float = 30000) -> None:
+    """Return once ``page`` (a Playwright page of the site) has settled; see SETTLED."""
+    page.evaluate(SETTLE_PROMISES)
+    page.wait_for_function(SETTLED, timeout=timeout_ms, polling="raf")
+
+
+def chromium() -> str | None:
+    """The system's Chromium (Debian: apt-get install chromium); Playwright never downloads one."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @contextlib.contextmanager
@@ -33,5 +80,5 @@ def serve(directory: Path) -> Iterator[str]:
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
+    def log_message(self, *args: Any) -> None:
         pass

@@ -11,11 +11,12 @@
 sphinx-intl (a changed English message becomes *fuzzy*, a new one *untranslated*),
 fills what no translator types (:func:`fill_catalogs`: the article's own sentences as
 原文 in every claim box, the boxes' frames and counts, and one translation for a sentence
-that several pages share), and writes the Chinese notebooks that the Chinese pages' Colab and Binder buttons
-open: each English notebook with its markdown (and figure captions and alt texts)
-replaced message by message from the catalog, and its code cells and outputs
-byte for byte the same. Never edit those notebooks by hand: the tests fail when
-they differ from what this tool writes.
+that several pages share), and writes the Chinese notebooks: each English notebook with
+its markdown (and figure captions and alt texts) replaced message by message from the
+catalog, and its code cells and outputs byte for byte the same. (The Chinese pages' Colab,
+Binder and download buttons open the Chinese learner edition, ``learner/zh_CN``, which
+``make locale`` then writes from the same catalogs: ``tools/learner.py``.) Never edit
+those notebooks by hand: the tests fail when they differ from what this tool writes.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def write_config(kind: str) -> Path:
     config["bibtex_bibfiles"] = [str(ROOT / p) for p in config.get("bibtex_bibfiles", [])]
     if kind == "zh":
         config["title"] = ZH_TITLE
-        config["repository"]["path_to_book"] = f"locales/{LANGUAGE}"  # launch buttons open the Chinese notebooks
+        config["repository"]["path_to_book"] = f"locales/{LANGUAGE}"  # (launch buttons: book/_ext/learner_links.py)
         settings.update({"language": LANGUAGE, "locale_dirs": [str(LOCALES)], "html_search_language": "zh"})
     path = ROOT / "_build" / f"_config_{kind}.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -192,10 +193,10 @@ def translate_markdown(source: str, table: dict[str, str]) -> str:
     return source
 
 
-def chinese_notebook(path: Path) -> nbformat.NotebookNode:
-    """The Chinese notebook of one chapter: its prose from the catalog, its code and outputs untouched."""
+def chinese_notebook(path: Path, table: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """One chapter's Chinese notebook: its prose from the catalog (or ``table``), its code and outputs untouched."""
     notebook = read(path)
-    table = translations(f"notebooks/{path.stem}")
+    table = translations(f"notebooks/{path.stem}") if table is None else table
     result = copy.deepcopy(notebook)
     for cell in result.cells:
         if cell.cell_type == "markdown":
@@ -223,9 +224,8 @@ def write_notebooks() -> list[Path]:
 def build_chinese(extra: list[str]) -> int:
     """The Chinese edition, from the same sources and the catalogs, into _build/html/zh.
 
-    Its pages' download buttons offer the Chinese notebooks (they replace the English
-    ones among the sources the site ships), and its launch buttons open them in
-    Colab and Binder (``repository.path_to_book`` points at ``locales/zh_CN``).
+    Its pages' download, Colab and Binder buttons offer the Chinese learner notebooks
+    (``learner/zh_CN``, put in place by ``book/_ext/learner_links.py``).
     """
     output = ROOT / "_build" / "zh"
     command = jupyter_book_build("zh", "--path-output", str(output), *extra)
@@ -235,10 +235,6 @@ def build_chinese(extra: list[str]) -> int:
     built, site = output / "_build" / "html", ROOT / "_build" / "html" / "zh"
     shutil.rmtree(site, ignore_errors=True)
     shutil.copytree(built, site)
-    for notebook in ZH_NOTEBOOKS.glob("*.ipynb"):
-        target = site / "_sources" / "notebooks" / notebook.name
-        if target.parent.is_dir():
-            shutil.copy(notebook, target)
     print(f"The Chinese edition: {site / 'index.html'}")
     return 0
 

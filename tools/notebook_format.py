@@ -19,11 +19,15 @@ from typing import Any
 import nbformat
 import yaml
 
-from helpers.book import GLUE_PREFIX
+# The record format myst-nb reads for {glue:text}: the value's display bundle under
+# prefixed mime types. helpers.book writes it (a notebook needs no tools/); it is spelled
+# here too so that no tool imports helpers, and with it torch, to read one string
+# (tests/test_tools.py pins the two; tests/test_device_style_glue.py pins helpers.glue to myst_nb.glue).
+GLUE_PREFIX = "application/papermill.record/"
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
-COLAB_MARKER = "# Colab only:"
+COLAB_MARKER = "# Setup:"  # the first line of the setup cell (tools/colab_cell.py)
 FOLD_TAGS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
 # A local kernel says at start that it talks over TCP without encryption; in our tools' output that is noise.
 QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]

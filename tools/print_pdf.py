@@ -10,10 +10,9 @@ with every answer open.
 
 from __future__ import annotations
 
-import shutil
 import sys
 
-from tools.browser import CHROMIUM_FLAGS, serve
+from tools.browser import CHROMIUM_FLAGS, chromium, serve, settle
 from tools.notebook_format import ROOT
 
 HTML = ROOT / "_build" / "html"
@@ -29,24 +28,24 @@ PRINTS = [
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
+    executable = chromium()
+    if executable is None:
         print("print_pdf: no chromium on PATH (Debian: apt-get install chromium)", file=sys.stderr)
         return 1
     OUT.mkdir(parents=True, exist_ok=True)
     with serve(HTML) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         for page_path, pdf, open_answers in PRINTS:
             if not (HTML / page_path).is_file():
                 print(f"print_pdf: {page_path} is not built", file=sys.stderr)
                 return 1
             page = browser.new_page()
             page.goto(f"{url}/{page_path}", wait_until="load")
-            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.evaluate("MathJax.startup.promise")
+            settle(page)  # math typeset, fonts loaded, the page's scripts done (tools/browser.py)
             if open_answers:
                 page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
             page.emulate_media(media="print")
+            page.evaluate("document.fonts.ready.then(() => true)")  # the print styles may use other faces
             page.pdf(
                 path=str(OUT / pdf),
                 format="A4",

@@ -5,8 +5,8 @@
 
 What it writes, never touching outputs:
 
-- **The Colab setup cell**, first code cell of every notebook (``colab_cell.py``;
-  a notebook whose setup cell changed must be re-executed: ``make execute``).
+- **The setup cell**, first code cell of every notebook (``colab_cell.py``; it
+  prints nothing in the book's environment, so a changed one needs no re-execution).
 - **Slide types** of every cell, by one rule (``slides.py``).
 - **Folds**: every *plumbing* cell (it only asserts or glues, see
   ``notebook_format.is_plumbing``) carries ``hide-input`` unless it already
@@ -18,7 +18,8 @@ What it writes, never touching outputs:
 
 The claims part (reading, the rubric, rendering) lives in ``tools/claims.py``.
 
-Apart from the setup cell, what changes is metadata or markdown: no re-execution needed.
+What changes is metadata or markdown: no re-execution needed. ``make tidy`` then
+regenerates the learner edition (``python -m tools.learner``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def tidy_notebook(notebook: nbformat.NotebookNode, ledger: dict[str, claims.Entr
     """Bring one notebook in step, in memory; return what changed."""
     changes = []
     if refresh_setup_cell(notebook):
-        changes.append("Colab setup cell refreshed (re-execute the notebook)")
+        changes.append("setup cell refreshed (tools/colab_cell.py; its output stays empty here)")
     if set_slide_types(notebook):
         changes.append("slide types set")
     for index, cell in enumerate(notebook.cells):

@@ -1,10 +1,24 @@
 // Accessibility fixes for markup that sphinx-book-theme 1.2, pydata-sphinx-theme 0.16 and
-// myst-nb produce; tests/test_site.py runs axe-core on every page and fails on any
-// serious or critical violation.
+// myst-nb produce; the browser tests (tests/test_site.py) run axe-core on every page and
+// fail on any serious or critical violation.
+//
+// Every fix here edits markup that the server wrote and that no other script rewrites, once,
+// when the document has been parsed. This file is the last script in the page's <head>
+// (html_js_files comes after the theme's scripts), so its DOMContentLoaded listener runs
+// after theirs (togglebutton.js adds its buttons in its own listener, registered before
+// this one). What Font Awesome's script renders later is made right at build time instead:
+// the colour-mode icons carry no title (book/_templates/theme-switcher.html), so there is
+// nothing to strip from the <svg> it swaps in, and nothing to race with.
 document.addEventListener("DOMContentLoaded", () => {
-  // WCAG 2.5.3 "label in name": a control's accessible name must contain the text it
-  // shows. The theme's search field ("Search… Ctrl+K", named "Search"), its colour-mode
-  // button and myst-nb's "Show code cell source" toggles are named otherwise.
+  // WCAG 2.5.3 "label in name": a control's accessible name must contain the text it shows.
+  // myst-nb's fold toggles (<summary aria-label="Toggle hidden content">) show "Show the
+  // plotting code", then "Hide the plotting code": without the label their name is what
+  // they show, in both states.
+  for (const summary of document.querySelectorAll("details > summary[aria-label]")) {
+    if ((summary.innerText || "").trim()) summary.removeAttribute("aria-label");
+  }
+  // Other named controls (the theme's search field shows "Search… Ctrl+K", named "Search")
+  // keep their name after the text they show.
   for (const element of document.querySelectorAll("[aria-label]")) {
     const shown = (element.innerText || "").trim().replace(/\s+/g, " ");
     const label = element.getAttribute("aria-label") || "";
@@ -21,17 +35,6 @@ document.addEventListener("DOMContentLoaded", () => {
       summary.setAttribute("aria-label", `Show the sections of ${link ? link.innerText.trim() : "this chapter"}`);
     }
   }
-});
-
-// The colour-mode button shows one of three icons, each titled ("Light", "Dark", "System
-// Settings"), which axe takes for shown text that the button's name ("Color mode") lacks.
-// The icons are decoration. Font Awesome turns each <i> into an <svg> with a <title>
-// once its own script has run, so this runs after the page has loaded.
-window.addEventListener("load", () => {
-  for (const icon of document.querySelectorAll(".theme-switch-button i, .theme-switch-button svg")) {
-    icon.removeAttribute("title");
-    icon.removeAttribute("aria-labelledby");
-    icon.querySelectorAll("title").forEach((title) => title.remove());
-    icon.setAttribute("aria-hidden", "true");
-  }
+  // Done: the browser tests wait for this mark (tools/browser.py, SETTLED).
+  document.documentElement.dataset.a11y = "done";
 });

@@ -36,6 +36,7 @@ from jinja2 import Template
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
 from site_tweaks import plain_title  # noqa: E402  (book/_ext is on the path: Sphinx loads us from there)
+from wide_figures import wide_only  # noqa: E402
 
 from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
 
@@ -137,6 +138,7 @@ def render(builder, node: nodes.Node, page: str) -> str:
     # reveal.js reads a <section> inside a slide as a vertical sub-slide (sphinx-proof writes one
     # around a theorem's body): on a slide it is a plain block
     fragment = re.sub(r"<(/?)section\b", r"<\1div", fragment)
+    fragment = wide_only(fragment)  # a slide shows a multi-panel figure side by side, never stacked
     # in-page links point into the chapter's page, not into the deck
     return re.sub(r'href="#', f'href="../{page}.html#', fragment)
 

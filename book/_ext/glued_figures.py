@@ -14,6 +14,7 @@ Both read the committed outputs and never execute anything.
 """
 
 import base64
+import os
 import re
 import sys
 from pathlib import Path
@@ -39,7 +40,11 @@ def export_glued_figures(app):
                     data = base64.b64decode(png if isinstance(png, str) else "".join(png))
                     path = target / f"{name}.png"
                     if not path.is_file() or path.read_bytes() != data:
-                        path.write_bytes(data)
+                        # the two editions build at once from the same sources: write whole
+                        # files only, so neither build reads one half written
+                        partial = path.with_name(f".{path.name}.{os.getpid()}")
+                        partial.write_bytes(data)
+                        os.replace(partial, path)
 
 
 def paste_glue_into_alt_texts(app, doctree, docname):

@@ -9,6 +9,7 @@ window.addEventListener("load", async () => {  // MathJax is deferred: wait for 
   await MathJax.startup.promise;
   await MathJax.typesetPromise();
   await Promise.all([...document.images].map((img) => img.decode().catch(() => null)));
+  await document.fonts.ready;  // a slide measured in a fallback font would be split at the wrong place
 
   const slides = document.querySelector(".reveal .slides");
   const measure = document.createElement("div");

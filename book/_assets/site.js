@@ -1,0 +1,63 @@
+// Wide tables say that they scroll. Every table in a page's text sits in a box that scrolls
+// sideways (book.css: .table-scroll, with shadows at an edge that hides columns); where the table
+// is wider than the box, the box is marked (data-overflow), can take the keyboard's focus (the
+// arrow keys then scroll it), is named by the table's caption, and a "scroll" cue follows it.
+// tests/test_site_layout.py fails on a table that is cut off without all of that.
+(function () {
+  "use strict";
+  const zh = (document.documentElement.lang || "").toLowerCase().startsWith("zh");
+  const CUE = zh ? "表格较宽：可左右滚动 →" : "Wide table: scroll sideways →";
+  const NAME = zh ? "表格（可滚动）" : "table (scrolls sideways)";
+
+  function box(table) {
+    const parent = table.parentElement;
+    if (parent.classList.contains("table-scroll")) return parent;
+    // the theme already wraps docutils tables in a scrolling container: reuse it
+    const wrapper = parent.classList.contains("pst-scrollable-table-container") ? parent : document.createElement("div");
+    wrapper.classList.add("table-scroll");
+    if (wrapper !== parent) {
+      table.replaceWith(wrapper);
+      wrapper.append(table);
+    }
+    const cue = document.createElement("p");
+    cue.className = "table-scroll-cue";
+    cue.setAttribute("aria-hidden", "true");
+    cue.textContent = CUE;
+    wrapper.after(cue);
+    return wrapper;
+  }
+
+  function mark(wrapper) {
+    const table = wrapper.querySelector("table");
+    const overflowing = wrapper.scrollWidth > wrapper.clientWidth + 1;
+    if (overflowing) {
+      wrapper.setAttribute("data-overflow", "");
+      wrapper.setAttribute("tabindex", "0");
+      wrapper.setAttribute("role", "region");
+      const caption = table.querySelector("caption");
+      const name = caption ? caption.textContent.trim().replace(/\s+/g, " ") : "";
+      wrapper.setAttribute("aria-label", name ? `${name} (${NAME})` : NAME);
+    } else {
+      wrapper.removeAttribute("data-overflow");
+      wrapper.removeAttribute("tabindex");
+      wrapper.removeAttribute("role");
+      wrapper.removeAttribute("aria-label");
+    }
+  }
+
+  function start() {
+    const wrappers = [...document.querySelectorAll(".bd-article table")]
+      .filter((table) => !table.closest(".table-scroll, .scale-explorer, .MathJax, mjx-container"))
+      .map(box);
+    const all = () => document.querySelectorAll(".table-scroll").forEach(mark);
+    all();
+    if ("ResizeObserver" in window) {
+      const observer = new ResizeObserver((entries) => entries.forEach((entry) => mark(entry.target)));
+      wrappers.forEach((wrapper) => observer.observe(wrapper));
+    } else {
+      window.addEventListener("resize", all);
+    }
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,234 @@
+"""The page as a reader sees it: checks that would have caught the site review's findings
+(/work/shared/reviews/site.md, issue 28).
+
+- The article header's buttons and the language link sit inside the header, on one line, at
+  1024, 1280, 1440 and 1920 px and on a 390-px phone.
+- Multi-panel figures with a wide version show it on a desktop and the stacked one on a phone,
+  with tick labels >= 9 px either way (book/_ext/wide_figures.py).
+- A table wider than the text column scrolls inside a box that says so (book/_assets/site.js).
+- Glued numbers are not set in bold; the verdict classes have colour, an icon and contrast in
+  both modes; the footer names the authors as _config.yml does.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.browser import ROOT, axe_violations, load, new_context, tick_label_px
+
+HEADER_WIDTHS = (1024, 1280, 1440, 1920, 390)
+# a sample of page kinds: the landing page, a chapter with a launch button, the ledger, in both editions
+HEADER_PAGES = ("book/index.html", "notebooks/03_softmax_saturation.html", "book/claims.html", "zh/book/index.html")
+# screenshots for a review, where BOOK_SHOTS names a folder
+SHOTS = Path(os.environ["BOOK_SHOTS"]) if os.environ.get("BOOK_SHOTS") else None
+
+
+HEADER_REPORT = """() => {
+    const header = document.querySelector('.bd-header-article');
+    const box = header.getBoundingClientRect();
+    const end = header.querySelector('.header-article-items__end');
+    const group = end ? end.getBoundingClientRect() : box;
+    const out = [];
+    for (const node of header.querySelectorAll('a, button, .btn, svg, i.fa, i.fas, i.fab, img')) {
+        const r = node.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0 || getComputedStyle(node).visibility === 'hidden') continue;
+        if (r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5 || r.left < -0.5 || r.right > innerWidth + 0.5)
+            out.push(`${node.tagName.toLowerCase()}.${[...node.classList].join('.')}`
+                     + ` at ${r.top.toFixed(1)}..${r.bottom.toFixed(1)}`);
+    }
+    const link = header.querySelector('a.language-switch');
+    return {
+        header: [box.top, box.bottom], group: [group.top, group.bottom], outside: out,
+        linkLines: link ? link.getClientRects().length : 0,
+        linkHeight: link ? link.getBoundingClientRect().height : 0,
+        linkLineHeight: link ? parseFloat(getComputedStyle(link).lineHeight) : 0,
+    };
+}"""
+
+
+@pytest.mark.parametrize("width", HEADER_WIDTHS)
+def test_the_header_holds_its_buttons(browser, site_url, width):
+    """At review time the button group was 85 px tall in the 48 px header, its top at -18.7 px,
+    and the language link wrapped onto a second line over the content: this failed at every width."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    problems = []
+    for path in HEADER_PAGES:
+        page = load(context, f"{site_url}/{path}")
+        report = page.evaluate(HEADER_REPORT)
+        top, bottom = report["header"]
+        if report["group"][0] < top - 0.5 or report["group"][1] > bottom + 0.5:
+            problems.append(f"{path}: the button group spans {report['group']} in a header at {report['header']}")
+        problems += [f"{path}: outside the header: {o}" for o in report["outside"]]
+        if report["linkLines"] != 1 or report["linkHeight"] > 2 * report["linkLineHeight"]:
+            problems.append(f"{path}: the language link takes {report['linkLines']} lines ({report['linkHeight']} px)")
+        # scrolled: the header stays one row, and nothing of it hangs over the text below
+        page.mouse.wheel(0, 1500)
+        page.wait_for_timeout(150)
+        scrolled = page.evaluate(HEADER_REPORT)
+        problems += [f"{path} (scrolled): outside the header: {o}" for o in scrolled["outside"]]
+        if SHOTS and path == HEADER_PAGES[1] and width in (1280, 390):
+            page.mouse.wheel(0, -3000)
+            page.wait_for_timeout(150)
+            page.screenshot(
+                path=str(SHOTS / f"site-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 140}
+            )
+        page.close()
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_footer_names_the_authors(built_site):
+    author = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["author"]
+    for path in ("book/index.html", "notebooks/03_softmax_saturation.html", "zh/book/index.html"):
+        text = (built_site / path).read_text(encoding="utf-8")
+        start = text.index('class="component-author"')
+        shown = text[text.index(">", start) + 1 : text.index("</p>", start)].strip()
+        # the theme's "By {{ author }}" read "By The authors of the √dₖ book"
+        assert shown == author, (path, shown)
+
+
+FIGURES = """() => [...document.querySelectorAll('picture.wide-figure')].map(p => {
+    const img = p.querySelector('img');
+    return {src: img.currentSrc.split('/').pop(), wide: p.dataset.wide.split('/').pop(),
+            scale: img.getBoundingClientRect().width / img.naturalWidth, natural: img.naturalWidth,
+            alt: img.alt, caption: !!p.closest('figure').querySelector('figcaption')};
+})"""
+
+
+@pytest.mark.parametrize("width", (390, 768, 960, 1024, 1280, 1920))
+def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(browser, site_url, width):
+    """The landing page's figure (and chapter 6's) was four stacked panels, 584 px wide, in a ~690 px
+    column. Now: the wide version from 60em, the stacked one below, and tick labels >= 9 px in both."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    problems = []
+    for path in ("book/index.html", "notebooks/06_the_experiment.html", "zh/book/index.html"):
+        page = load(context, f"{site_url}/{path}")
+        page.wait_for_function("[...document.images].every(i => i.complete)")
+        figures = page.evaluate(FIGURES)
+        if not figures:
+            problems.append(f"{path}: no wide figure")
+        wide_expected = page.evaluate("matchMedia('(min-width: 60em)').matches")
+        for figure in figures:
+            if (figure["src"] == figure["wide"]) != wide_expected:
+                problems.append(f"{path} at {width} px: shows {figure['src']} (wide expected: {wide_expected})")
+            if figure["scale"] * tick_label_px() < 9:
+                problems.append(
+                    f"{path} at {width} px: {figure['src']} shrunk to {figure['scale']:.2f}: ticks under 9 px"
+                )
+            if not figure["alt"] or not figure["caption"]:
+                problems.append(f"{path}: a wide figure lost its alt text or caption")
+        page.close()
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+TABLES = """() => [...document.querySelectorAll('.bd-article table')].filter(t => !t.closest('.scale-explorer'))
+  .map(t => {
+    // the nearest box that clips the table sideways
+    const clips = box => ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(box).overflowX);
+    let box = t.parentElement;
+    while (box && box !== document.body && !clips(box)) box = box.parentElement;
+    const cut = box && box !== document.body
+        ? box.scrollWidth > box.clientWidth + 1 : t.getBoundingClientRect().right > innerWidth + 1;
+    const cue = box && box.nextElementSibling && box.nextElementSibling.classList.contains('table-scroll-cue')
+        ? box.nextElementSibling : null;
+    return {
+        caption: (t.querySelector('caption') || {}).textContent || t.textContent.slice(0, 40),
+        cut, scrolls: !!box && getComputedStyle(box).overflowX === 'auto',
+        marked: !!box && box.classList.contains('table-scroll') && box.hasAttribute('data-overflow'),
+        focusable: !!box && box.tabIndex === 0 && !!box.getAttribute('aria-label'),
+        cue: !!cue && cue.getBoundingClientRect().height > 0,
+        shadow: !!box && getComputedStyle(box).backgroundImage.includes('gradient'),
+    };
+})"""
+
+
+@pytest.mark.parametrize("width", (1024, 1280))
+def test_wide_tables_say_that_they_scroll(browser, site_url, built_site, width):
+    """Chapter 3's "where exp overflows" table (830 px in a 688-790 px box) hid its exp(88) and
+    exp(89) columns with no sign that it scrolls. Every table cut by its box must now scroll, be
+    marked, take the keyboard's focus, and show the cue and the edge shadow."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    problems, cut_tables = [], 0
+    chapters = sorted(p.relative_to(built_site).as_posix() for p in (built_site / "notebooks").glob("*.html"))
+    for path in chapters + ["book/claims.html", "zh/notebooks/03_softmax_saturation.html"]:
+        page = load(context, f"{site_url}/{path}")
+        for table in page.evaluate(TABLES):
+            if not table["cut"]:
+                continue
+            cut_tables += 1
+            missing = [key for key in ("scrolls", "marked", "focusable", "cue", "shadow") if not table[key]]
+            if missing:
+                problems.append(f"{path}: table '{table['caption'][:50]}' is cut off without: {', '.join(missing)}")
+        if SHOTS and path.endswith("03_softmax_saturation.html") and width == 1280 and not path.startswith("zh/"):
+            cue = page.locator(".table-scroll[data-overflow]")
+            if cue.count():
+                cue.first.scroll_into_view_if_needed()
+                cue.first.screenshot(path=str(SHOTS / "site-table-scroll-1280.png"))
+        page.close()
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_glued_numbers_are_not_bold(browser, site_url):
+    """Every glued number was bold (myst-nb's span.pasted-text), so a paragraph of measured numbers
+    had no emphasis left."""
+    context = new_context(browser, "desktop")
+    page = load(context, f"{site_url}/notebooks/03_softmax_saturation.html")
+    weights = page.evaluate(
+        "() => [...document.querySelectorAll('p span.pasted-text')].filter(s => !s.closest('strong, b, th'))"
+        ".map(s => getComputedStyle(s).fontWeight)"
+    )
+    context.close()
+    assert weights and all(int(w) < 600 for w in weights), sorted(set(weights))
+
+
+VERDICTS = """() => {
+    const kinds = ['confirmed', 'half-right', 'corrected', 'not-tested'];
+    const area = document.querySelector('.bd-article');
+    const holder = document.createElement('section');
+    holder.id = 'verdict-samples';
+    for (const kind of kinds) {
+        holder.insertAdjacentHTML('beforeend',
+            `<div class="admonition verdict verdict-${kind}">` +
+            `<p class="admonition-title">Claim C0.0: ${kind}</p><p>Body.</p></div>` +
+            `<table><tbody><tr><td class="verdict verdict-${kind}">${kind}</td></tr></tbody></table>` +
+            `<p><span class="verdict verdict-${kind}">${kind}</span></p>`);
+    }
+    area.prepend(holder);
+    return [...holder.querySelectorAll('.verdict')].map(v => {
+        const admonition = v.classList.contains('admonition');
+        const style = admonition ? getComputedStyle(v.querySelector('.admonition-title'), '::after')
+                                 : getComputedStyle(v, '::before');
+        return {kind: [...v.classList].find(c => c.startsWith('verdict-')),
+                icon: style.content, border: getComputedStyle(v).borderLeftColor, color: getComputedStyle(v).color};
+    });
+}"""
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_verdicts_have_colour_icon_and_contrast(browser, site_url, mode):
+    """The ledger writes the classes (CONVENTIONS item 12); here, samples of each kind in a real page."""
+    context = new_context(browser, "desktop", mode)
+    page = load(context, f"{site_url}/book/claims.html")
+    samples = page.evaluate(VERDICTS)
+    icons = {s["kind"]: s["icon"] for s in samples}
+    assert len(icons) == 4 and all(icon not in ("none", "normal", '""') for icon in icons.values()), icons
+    assert len({s["icon"].strip('"').strip() for s in samples}) == 4, "each verdict has its own icon"
+    admonition_borders = {s["kind"]: s["border"] for s in samples if s["border"] not in ("rgba(0, 0, 0, 0)",)}
+    assert len(set(admonition_borders.values())) >= 4, admonition_borders
+    violations = [v for v in axe_violations(page) if "verdict-samples" in v or "color-contrast" in v]
+    if SHOTS:
+        page.locator("#verdict-samples").screenshot(path=str(SHOTS / f"site-verdicts-{mode}.png"))
+    context.close()
+    assert not violations, violations
+
+
+def test_the_decks_show_wide_figures(built_site):
+    """A slide is 1280 x 720: a figure with a wide version shows that one, never the stack."""
+    deck = (built_site / "slides" / "06_the_experiment.html").read_text(encoding="utf-8")
+    assert "<picture" not in deck and 'src="../_images/wide_fig_whole_chain_wide.png"' in deck

@@ -1,0 +1,168 @@
+"""The suite's own tools: no tool imports torch to read a constant, the nbval stamps change
+exactly when a run's inputs change, a failing notebook cell is shown with its diff or its
+traceback, and the stage runner counts what its stages ran."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tools import portability, suite
+from tools.notebook_format import ROOT, chapter_notebooks
+
+TOOLS = sorted(f"tools.{p.stem}" for p in (ROOT / "tools").glob("*.py") if p.stem != "__init__")
+EXTENSIONS = sorted(p.stem for p in (ROOT / "book" / "_ext").glob("*.py"))
+
+
+PROBE = """
+import importlib, sys
+sys.path.insert(0, {extensions!r})
+for name in {modules!r}:
+    importlib.import_module(name)
+    if 'torch' in sys.modules:
+        print(name)
+        break
+"""
+
+
+def test_no_tool_and_no_sphinx_extension_imports_torch_to_start():
+    """A tool that computes with torch imports it where it computes (tools/run_notebooks.py
+    does); importing a tool or an extension of the build costs no torch (2.7 s in each process,
+    and in both Sphinx builds). The modules are imported one after the other in one fresh
+    interpreter; the first after which torch is loaded is named."""
+    probe = PROBE.format(extensions=str(ROOT / "book" / "_ext"), modules=TOOLS + EXTENSIONS)
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert not result.stdout.strip(), f"`import {result.stdout.strip()}` imports torch"
+
+
+def test_the_glue_record_format_is_spelled_the_same_in_tools_and_helpers():
+    import helpers.book
+    from tools.notebook_format import GLUE_PREFIX
+
+    assert GLUE_PREFIX == helpers.book.GLUE_PREFIX
+
+
+# --- stamps ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def notebook_copy(tmp_path) -> Path:
+    path = tmp_path / chapter_notebooks()[0].name
+    path.write_bytes(chapter_notebooks()[0].read_bytes())
+    return path
+
+
+def edit(path: Path, kind: str, change) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    cell = next(c for c in notebook.cells if c.cell_type == kind and (kind != "code" or c.outputs))
+    change(cell)
+    nbformat.write(notebook, path)
+
+
+POINT = next(p for p in portability.POINTS if p.name == "default")
+
+
+def test_a_prose_edit_keeps_the_stamp(notebook_copy):
+    before = portability.stamp_key(notebook_copy, POINT)
+    edit(notebook_copy, "markdown", lambda c: setattr(c, "source", c.source + " One more sentence."))
+    assert portability.stamp_key(notebook_copy, POINT) == before
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda c: setattr(c, "source", c.source + "\n# a comment"),
+        lambda c: c.metadata.setdefault("tags", []).append("nbval-ignore-output"),
+        lambda c: c.outputs.append(nbformat.v4.new_output("stream", text="more\n")),
+        lambda c: setattr(c, "execution_count", None),
+    ],
+    ids=["source", "tags", "outputs", "executed"],
+)
+def test_a_code_cell_edit_changes_the_stamp(notebook_copy, change):
+    before = portability.stamp_key(notebook_copy, POINT)
+    edit(notebook_copy, "code", change)
+    assert portability.stamp_key(notebook_copy, POINT) != before
+
+
+def test_helpers_the_environment_and_the_point_are_in_the_stamp(notebook_copy, monkeypatch, tmp_path):
+    root = tmp_path / "checkout"  # a copy: the real helpers/ is never touched (other runs read it)
+    for name in ("helpers", *portability.STAMP_FILES):
+        source, target = ROOT / name, root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, target)
+    before = portability.stamp_key(notebook_copy, POINT, root)
+    second = next(p for p in portability.POINTS if p.name == "ci-second")
+    assert portability.stamp_key(notebook_copy, second, root) != before
+    monkeypatch.setenv("BOOK_SEED_OFFSET", "7")
+    assert portability.stamp_key(notebook_copy, POINT, root) != before
+    monkeypatch.delenv("BOOK_SEED_OFFSET")
+    monkeypatch.setenv("BOOK_SITE_BUILD_ID", "a build of the site changes nothing a notebook computes")
+    assert portability.stamp_key(notebook_copy, POINT, root) == before
+    with (root / "helpers" / "softmax.py").open("a") as helper:  # a one-line edit to helpers/
+        helper.write("# one more line\n")
+    assert portability.stamp_key(notebook_copy, POINT, root) != before
+
+
+# --- a failing cell is readable ----------------------------------------------------------------
+
+
+@pytest.mark.kernel
+def test_a_failing_cell_shows_its_diff_and_its_traceback():
+    """tools.portability runs pytest out of sight; what it prints for a failure must still say
+    what differed (the outputs' diff) or what raised (the traceback)."""
+    folder = ROOT / "_build" / "portability-probe"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "probe.ipynb"
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("print(6 * 7)", execution_count=1),
+        nbformat.v4.new_code_cell("assert 6 * 7 == 41, 'the probe fails here'", execution_count=2),
+    ]
+    notebook.cells[0].outputs = [nbformat.v4.new_output("stream", text="41\n")]
+    nbformat.write(notebook, path)
+    try:
+        results, _ = portability.run_pytest(POINT, [path])
+    finally:
+        path.unlink()
+    result = results["probe.ipynb"]
+    assert result.differ == [0] and result.raised == [1], result
+    report = portability.failure_report(POINT, results)
+    assert "cell 0" in report and "42" in report and "41" in report, report
+    assert "cell 1" in report and "the probe fails here" in report and "AssertionError" in report, report
+
+
+# --- the stage runner ----------------------------------------------------------------------------
+
+
+def test_the_stage_runner_counts_what_each_stage_ran(tmp_path, monkeypatch):
+    monkeypatch.setattr(suite, "LOGS", tmp_path)
+    (tmp_path / "unit.log").write_text("...\n===== 2 failed, 1210 passed, 3 skipped in 301.20s (0:05:01) =====\n")
+    (tmp_path / "nbval.log").write_text("| table |\nnbval: 183 passed, 0 failed (notebook cells)\n")
+    unit = suite.Outcome(suite.Stage("unit", ["true"], ""), code=1)
+    nbval = suite.Outcome(suite.Stage("nbval", ["true"], ""), code=0)
+    assert suite.counts(unit) == {"failed": 2, "passed": 1210, "skipped": 3}
+    assert suite.counts(nbval) == {"passed": 183, "failed": 0}
+
+
+def test_every_stage_of_make_test_is_a_known_command():
+    names = [s.name for s in suite.test_stages()]
+    assert len(names) == len(set(names))
+    for stage in suite.test_stages() + suite.check_stages():
+        assert all(n in names for n in stage.needs), stage
+    markers = {"notebook", "lint", "site", "browser", "kernel", "phone"}
+    selections = " ".join(" ".join(s.command) for s in suite.test_stages())
+    assert all(m in selections for m in markers - {"notebook"}), "every tier runs in some stage of make test"
+
+
+def test_make_test_runs_the_suite_and_ci_runs_make_test():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "\t$(BIN)/python -m tools.suite test\n" in makefile
+    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().endswith("make test")

@@ -1,0 +1,1026 @@
+"""The learner edition: every chapter notebook as it reads where a learner opens it.
+
+    python -m tools.learner          # write learner/en/*.ipynb and learner/zh_CN/*.ipynb (make tidy, make locale)
+    python -m tools.learner --check  # change nothing; exit 1 and list what is stale
+
+The chapter notebooks are written for the site: their prose is MyST, which only
+Sphinx and myst-nb render. Colab, Binder's JupyterLab, VS Code and GitHub render
+CommonMark, some HTML and math. The learner edition is the same notebook with its
+prose rewritten for them, one edition per language (the Chinese one from the
+gettext catalogs, like ``locales/zh_CN/notebooks``). The site's Colab, Binder and
+download buttons open it (``book/_ext/learner_links.py``).
+
+- Every glued number becomes the value the committed run computed, formatted as
+  the role asks (``{glue:text}`key:.3f```), and marked ``†``; one sentence at
+  the top says that running the notebook recomputes them.
+- Admonitions, verdict boxes and theorems become block quotes with a bold title;
+  dropdowns, proofs and solutions fold in ``<details>``; exercises stay visible.
+- Labels disappear; headings carry the site's numbers (``## 3.2. …``); equations
+  that the site numbers get ``\\tag{3.1}``. ``{ref}``, ``{numref}``, ``{eq}``,
+  ``{prf:ref}``, ``{doc}``, ``{term}`` and ``{cite}`` become links to the page on
+  the published site (``html.baseurl`` in ``_config.yml``), with the text the site
+  shows (``Fig. 3.2``, ``Theorem 3.1``, ``[Dao et al., 2022]``).
+- A figure's caption follows the cell that draws it, as a paragraph.
+- Code cells are the source notebook's, byte for byte. Outputs are stripped: the
+  learner runs the notebook, the site shows the committed run, and the edition
+  stays small (about 60 kB a chapter, against 0.3–1.1 MB with outputs) and does not
+  change when a chapter is only re-executed.
+
+Any directive or role the converter does not know is rendered generically (its
+title in bold and its body, or a role's text) and reported, so new prose never
+stops ``make tidy``; ``tests/test_learner.py`` fails on whatever MyST is left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import yaml
+
+from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, read, tags, toc_files
+
+__all__ = ["LEARNER", "MARK", "build", "launch_urls", "learner_path", "parse", "release", "site_url", "stale", "write"]
+
+LEARNER = ROOT / "learner"
+MARK = "<sup>†</sup>"
+FIGURES = {"figure", "glue:figure"}  # directives that Sphinx numbers as figures (when they have a name)
+
+# ---------------------------------------------------------------------------------------------
+# Configuration: one place each (_config.yml)
+
+
+@functools.cache  # one process, one configuration
+def config() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+
+
+def site_url(language: str = "en") -> str:
+    """The published site of one edition, ending in ``/`` (the Chinese one lives under ``zh/``)."""
+    base = config()["html"]["baseurl"].rstrip("/") + "/"
+    return base if language == "en" else base + "zh/"
+
+
+def release() -> str:
+    """The tag whose notebooks and ``helpers`` a learner gets: ``repository.release``."""
+    return str(config()["repository"]["release"])
+
+
+def repository() -> tuple[str, str]:
+    """(owner, name) of the GitHub repository."""
+    owner, name = config()["repository"]["url"].rstrip("/").split("/")[-2:]
+    return owner, name
+
+
+@dataclass(frozen=True)
+class Edition:
+    language: str
+    folder: Path
+    words: dict[str, str]
+
+
+WORDS_EN = {
+    "fig": "Fig.",
+    "exercise": "Exercise",
+    "solution": "Solution to {}",
+    "proof": "Proof",
+    "proof_start": "*Proof.*",
+    "titled": "{} ({})",
+    "details": "Details",
+    "note": (
+        "*The learner edition of chapter {number} of [{book}]({url}), release `{release}`. Run it top to bottom "
+        "(**Run all**): the first code cell installs the book's `helpers` package where it is missing. "
+        "Numbers marked † come from the book's own run, on a CPU; the cells below compute them again, "
+        "and on another machine or a GPU their last digits may differ.*"
+    ),
+    "interactive": "(Interactive on the book's website: {}.)",
+    "interactive_link": "the explorer",
+}
+WORDS_ZH = {
+    "fig": "图",
+    "exercise": "练习",
+    "solution": "{}的解答",
+    "proof": "证明",
+    "proof_start": "*证明：*",
+    "titled": "{}（{}）",
+    "details": "详情",
+    "note": (
+        "*这是《[{book}]({url})》第 {number} 章的学习版（版本 `{release}`）。请从上到下运行全部单元格"
+        "（**Run all**）：缺少本书的 `helpers` 包时，第一个代码单元会安装它。标有 † 的数字来自本书在 CPU 上的运行结果；"
+        "下面的单元格会重新计算它们，换一台机器或改用 GPU 时，最后几位可能不同。*"
+    ),
+    "interactive": "（本书网站上有可交互的版本：{}。）",
+    "interactive_link": "探索器",
+}
+# sphinx-proof's kinds, as the two editions name them
+PROOF_KINDS = {
+    "theorem": ("Theorem", "定理"),
+    "lemma": ("Lemma", "引理"),
+    "definition": ("Definition", "定义"),
+    "corollary": ("Corollary", "推论"),
+    "proposition": ("Proposition", "命题"),
+    "conjecture": ("Conjecture", "猜想"),
+    "axiom": ("Axiom", "公理"),
+    "criterion": ("Criterion", "准则"),
+    "algorithm": ("Algorithm", "算法"),
+    "remark": ("Remark", "注"),
+    "example": ("Example", "例"),
+    "property": ("Property", "性质"),
+    "observation": ("Observation", "观察"),
+    "assumption": ("Assumption", "假设"),
+    "notation": ("Notation", "记号"),
+    "proof": ("Proof", "证明"),
+}
+ADMONITION_TITLES = {
+    "note": ("Note", "注意"),
+    "tip": ("Tip", "提示"),
+    "hint": ("Hint", "提示"),
+    "important": ("Important", "重要"),
+    "warning": ("Warning", "警告"),
+    "caution": ("Caution", "小心"),
+    "attention": ("Attention", "注意"),
+    "danger": ("Danger", "危险"),
+    "error": ("Error", "错误"),
+    "seealso": ("See also", "另请参阅"),
+}
+
+
+def editions() -> dict[str, Edition]:
+    return {
+        "en": Edition("en", LEARNER / "en", WORDS_EN),
+        "zh_CN": Edition("zh_CN", LEARNER / "zh_CN", WORDS_ZH),
+    }
+
+
+def book_title(language: str) -> str:
+    if language == "en":
+        return str(config()["title"])
+    from tools.locale import ZH_TITLE
+
+    return ZH_TITLE
+
+
+def learner_path(pagename: str, language: str) -> str:
+    """The learner notebook of a page, relative to the repository root (``learner/en/03_x.ipynb``)."""
+    return f"learner/{language}/{Path(pagename).name}.ipynb"
+
+
+def launch_urls(pagename: str, language: str) -> dict[str, str]:
+    """Where the site's launch buttons go for one chapter page: the learner notebook at the release."""
+    owner, name = repository()
+    path = learner_path(pagename, language)
+    buttons = config().get("launch_buttons", {})
+    colab = buttons.get("colab_url", "https://colab.research.google.com").rstrip("/")
+    binder = buttons.get("binderhub_url", "https://mybinder.org").rstrip("/")
+    interface = {"jupyterlab": "lab/tree", "classic": "tree"}[buttons.get("notebook_interface", "classic")]
+    return {
+        "Colab": f"{colab}/github/{owner}/{name}/blob/{release()}/{path}",
+        "Binder": f"{binder}/v2/gh/{owner}/{name}/{release()}?urlpath={interface}/{path}",
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# MyST blocks: text, code fences, display math and directives (nested)
+
+FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})[ \t]*(?P<info>.*?)\s*$")
+DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}[ \t]*(?P<argument>.*)$")
+OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>.*?)\s*$")
+LABEL_LINE = re.compile(r"^[ \t]*\((?P<label>[^()\s]+)\)=[ \t]*$")
+MATH_LABEL = re.compile(r"^(?P<math>.*\$\$)[ \t]*\((?P<label>[^()\s]+)\)[ \t]*$")
+HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$")
+COMMENT_LINE = re.compile(r"^[ \t]*%")  # a MyST comment
+BLOCK_BREAK = re.compile(r"^[ \t]*\+\+\+")
+
+
+@dataclass
+class Text:
+    lines: list[str]
+
+
+@dataclass
+class Code:
+    lines: list[str]  # the fence lines too, verbatim
+
+
+@dataclass
+class Math:
+    lines: list[str]  # from the opening $$ to the closing $$
+    label: str | None
+
+
+@dataclass
+class Label:
+    label: str
+
+
+@dataclass
+class Directive:
+    name: str
+    argument: str
+    options: dict[str, str]
+    body: list[Any] = field(default_factory=list)
+    indent: str = ""
+
+
+Block = Text | Code | Math | Label | Directive
+
+
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and set(stripped) == {fence[0]} and len(stripped) >= len(fence)
+
+
+def parse(source: str) -> list[Block]:
+    blocks, _ = _parse(source.split("\n"), 0, None)
+    return blocks
+
+
+def _parse(lines: list[str], i: int, closing: str | None) -> tuple[list[Block], int]:
+    blocks: list[Block] = []
+    text: list[str] = []
+
+    def flush() -> None:
+        if text:
+            blocks.append(Text(text.copy()))
+            text.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        if closing is not None and _closes(line, closing):
+            flush()
+            return blocks, i + 1
+        label = LABEL_LINE.match(line)
+        if label:
+            flush()
+            blocks.append(Label(label.group("label")))
+            i += 1
+            continue
+        fence = FENCE_OPEN.match(line)
+        if fence and (fence.group("fence")[0] != ":" or fence.group("info").startswith("{")):
+            directive = DIRECTIVE_INFO.match(fence.group("info"))
+            flush()
+            if directive:
+                options: dict[str, str] = {}
+                j = i + 1
+                while j < len(lines) and OPTION.match(lines[j]):
+                    option = OPTION.match(lines[j])
+                    assert option
+                    options[option.group("key")] = option.group("value")
+                    j += 1
+                body, i = _parse(lines, j, fence.group("fence"))
+                name, argument = directive.group("name"), directive.group("argument")
+                blocks.append(Directive(name, argument, options, body, fence.group("indent")))
+            else:  # a code fence: verbatim up to its closing fence
+                j = i + 1
+                while j < len(lines) and not _closes(lines[j], fence.group("fence")):
+                    j += 1
+                blocks.append(Code(lines[i : j + 1]))
+                i = j + 1
+            continue
+        if line.strip().startswith("$$"):
+            flush()
+            j = i
+            # one line ($$ x $$) or up to the line that ends the display
+            if not (len(line.strip()) > 2 and _ends_math(line.strip()[2:])):
+                j = i + 1
+                while j < len(lines) and not _ends_math(lines[j]):
+                    j += 1
+            last = lines[j] if j < len(lines) else ""
+            labelled = MATH_LABEL.match(last)
+            math = lines[i:j] + [labelled.group("math") if labelled else last]
+            blocks.append(Math(math, labelled.group("label") if labelled else None))
+            i = j + 1
+            continue
+        text.append(line)
+        i += 1
+    flush()
+    return blocks, i
+
+
+def _ends_math(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.endswith("$$") or bool(MATH_LABEL.match(stripped))
+
+
+def walk(blocks: list[Block]) -> Iterator[Block]:
+    for block in blocks:
+        yield block
+        if isinstance(block, Directive):
+            yield from walk(block.body)
+
+
+# ---------------------------------------------------------------------------------------------
+# The book's targets: labels, their pages, numbers and titles (as the site numbers them)
+
+
+@dataclass
+class Target:
+    page: str  # Sphinx docname, e.g. notebooks/03_softmax_saturation
+    anchor: str  # the HTML id on that page
+    kind: str  # section, figure, equation, exercise, prf:theorem, ..., other
+    number: str | None  # "3.2", as the site shows it
+    title: str  # for a section its heading, for an exercise its title, else ""
+
+
+@dataclass
+class Book:
+    """Everything the conversion of one edition needs to know about the whole book."""
+
+    language: str
+    bibliography: dict[str, str]  # bibtex key -> "Dao et al., 2022"
+    targets: dict[str, Target] = field(default_factory=dict)
+    headings: dict[tuple[str, int], list[str | None]] = field(default_factory=dict)  # (page, cell) -> numbers
+    directives: dict[tuple[str, int], list[str | None]] = field(default_factory=dict)  # (page, cell) -> numbers
+    figures: dict[tuple[str, int], str] = field(default_factory=dict)  # (page, code cell) -> its figure's number
+    equations: dict[tuple[str, str], str] = field(default_factory=dict)  # (page, label) -> number
+    chapters: dict[str, str] = field(default_factory=dict)  # page -> its number ("3", "7.7")
+    titles: dict[str, str] = field(default_factory=dict)  # page -> its title (its first heading)
+    glue: dict[str, dict[str, str]] = field(default_factory=dict)  # page -> key -> text/plain
+    glue_figures: dict[str, set[str]] = field(default_factory=dict)  # page -> keys of glued figures
+    sources: dict[str, nbformat.NotebookNode] = field(default_factory=dict)
+
+
+def chapter_numbers() -> dict[str, str]:
+    """page -> its number, from the numbered part of ``_toc.yml`` (sections of a chapter: ``7.7``)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    numbers: dict[str, str] = {}
+    count = 0
+    for part in toc.get("parts", []):
+        if not part.get("numbered"):
+            continue
+        for chapter in part.get("chapters", []):
+            count += 1
+            numbers[chapter["file"]] = str(count)
+            # a chapter's own sections come after its headings: numbered once the chapter is read
+            numbers.update({section["file"]: f"{count}.?" for section in chapter.get("sections", [])})
+    return numbers
+
+
+@functools.lru_cache(maxsize=64)
+def source_of(page: str, language: str) -> nbformat.NotebookNode | str | None:
+    """The notebook (or the Markdown text) of a page, in one edition's language (shared: never change it)."""
+    notebook = ROOT / f"{page}.ipynb"
+    if notebook.is_file():
+        if language == "en":
+            return read(notebook)
+        from tools.locale import chinese_notebook, translations
+
+        table = undecorated(translations(page))
+        translated = chinese_notebook(notebook, table)
+        for cell in translated.cells:
+            if cell.cell_type == "markdown":
+                cell.source = retitle_directives(cell.source, table)
+        return translated
+    markdown = ROOT / f"{page}.md"
+    return markdown.read_text(encoding="utf-8") if markdown.is_file() else None
+
+
+DECORATED = [
+    # sphinx-proof puts a directive's title in parentheses and starts a proof with "Proof.";
+    # Sphinx's messages are those decorated texts, the notebook's markdown has them bare
+    (re.compile(r"^\((?P<text>.+)\)$", re.S), re.compile(r"^[（(](?P<text>.+)[)）]$", re.S)),
+    (re.compile(r"^Proof\.\s+(?P<text>.+)$", re.S), re.compile(r"^证明[。：:.]\s*(?P<text>.+)$", re.S)),
+]
+
+
+def undecorated(table: dict[str, str]) -> dict[str, str]:
+    """The catalog of a page, plus each decorated message as the markdown writes it."""
+    extra = {}
+    for message, translation in table.items():
+        for english, chinese in DECORATED:
+            source, target = english.match(message), chinese.match(translation)
+            if source and target and source.group("text") not in table:
+                extra[source.group("text")] = target.group("text")
+    return {**table, **extra}
+
+
+MATH_SPAN = re.compile(r"\$[^$]+\$")
+DIRECTIVE_TITLE = re.compile(r"^(?P<head>[ \t]*(?:`{3,}|:{3,})\{[\w:.-]+\}[ \t]+)(?P<title>\S.*?)[ \t]*$", re.M)
+
+
+def retitle_directives(source: str, table: dict[str, str]) -> str:
+    """Translate directive titles with math: Sphinx's message is the title without its ``$``
+    (``How normal at d_k = 4?``); the translation gets the math back where its plain text stands."""
+
+    def retitle(match: re.Match[str]) -> str:
+        title = match.group("title")
+        translation = table.get(MATH_SPAN.sub(lambda m: m.group(0)[1:-1], title))
+        if not MATH_SPAN.search(title) or translation is None:
+            return match.group(0)
+        for span in MATH_SPAN.findall(title):
+            translation = translation.replace(span[1:-1], span, 1)
+        return match.group("head") + translation
+
+    return DIRECTIVE_TITLE.sub(retitle, source)
+
+
+class Numbering:
+    """Sphinx's numbers (``numfig``, a numbered toc): per chapter and kind, in reading order."""
+
+    def __init__(self) -> None:
+        self.counters: dict[tuple[str, str], int] = {}
+
+    def next(self, chapter: str | None, kind: str) -> str | None:
+        if chapter is None:
+            return None
+        self.counters[chapter, kind] = self.counters.get((chapter, kind), 0) + 1
+        return f"{chapter}.{self.counters[chapter, kind]}"
+
+
+def collect(language: str) -> Book:
+    """Every target of the book, numbered as the site numbers it."""
+    numbers = chapter_numbers()
+    book = Book(language, bibliography())
+    numbering = Numbering()
+    for page in toc_files():
+        source = source_of(page, language)
+        if source is None:
+            continue
+        if not isinstance(source, str):
+            book.sources[page] = source
+            book.glue[page] = {g.name: g.text or "" for g in glued_outputs(source)}
+            book.glue_figures[page] = {g.name for g in glued_outputs(source) if g.is_figure}
+        number = numbers.get(page)
+        if number and number.endswith(".?"):  # a section of a chapter: the chapter's next section
+            number = numbering.next(number[:-2], "section")
+        if number:
+            book.chapters[page] = number
+        page_number = PageNumbers(page, number, book, numbering)
+        cells = [(0, source)] if isinstance(source, str) else list(enumerate(source.cells))
+        for index, cell in cells:
+            if isinstance(cell, str):
+                page_number.markdown(index, cell)
+            elif "remove-cell" in tags(cell):
+                continue
+            elif cell.cell_type == "markdown":
+                page_number.markdown(index, cell.source)
+            elif cell.cell_type == "code":
+                page_number.figure(index, cell)
+        if number and "." not in number:  # its sections (07b of 07) continue after its own
+            numbering.counters[number, "section"] = page_number.sections[0] if page_number.sections else 0
+    return book
+
+
+@dataclass
+class PageNumbers:
+    """The targets of one page, and the numbers of its headings and directives, cell by cell."""
+
+    page: str
+    number: str | None  # the page's own number ("3", "7.7"); None outside the numbered part
+    book: Book
+    numbering: Numbering
+    sections: list[int] = field(default_factory=list)  # the running section number below the page's
+    pending: list[str] = field(default_factory=list)  # labels waiting for what they label
+
+    @property
+    def chapter(self) -> str | None:
+        return self.number.split(".")[0] if self.number else None
+
+    def resolve(self, kind: str = "other", number: str | None = None, title: str = "") -> None:
+        for label in self.pending:
+            self.book.targets[label] = Target(self.page, label, kind, number, title)
+        self.pending.clear()
+
+    def figure(self, index: int, cell: nbformat.NotebookNode) -> None:
+        figure = cell.metadata.get("mystnb", {}).get("figure", {})
+        if figure.get("name") and "remove-output" not in tags(cell):
+            number = self.numbering.next(self.chapter, "figure")
+            self.book.targets[figure["name"]] = Target(self.page, figure["name"], "figure", number, "")
+            if number:
+                self.book.figures[self.page, index] = number
+
+    def heading(self, level: int, title: str) -> str | None:
+        self.book.titles.setdefault(self.page, title)
+        number = None
+        if self.number and level == 1:
+            self.sections, number = [], self.number
+        elif self.number:
+            self.sections = (self.sections + [0] * level)[: level - 1]
+            self.sections[-1] += 1
+            number = ".".join([self.number, *map(str, self.sections)])
+        self.resolve("section", number, title)
+        return number
+
+    def markdown(self, index: int, text: str) -> None:
+        headings: list[str | None] = []
+        directives: list[str | None] = []
+        for block in parse(text):
+            if isinstance(block, Label):
+                self.pending.append(block.label)
+            elif isinstance(block, Text):
+                for line in block.lines:
+                    heading = HEADING.match(line)
+                    if heading:
+                        headings.append(self.heading(len(heading.group("hashes")), heading.group("title").strip()))
+                    elif line.strip():
+                        self.resolve()
+            else:
+                self.resolve()
+                directives += number_block(block, self.page, self.chapter, self.book, self.numbering)
+        self.resolve()
+        if headings:
+            self.book.headings[self.page, index] = headings
+        if directives:
+            self.book.directives[self.page, index] = directives
+
+
+def number_block(block: Block, page: str, chapter: str | None, book: Book, numbering: Numbering) -> list[str | None]:
+    """Register the targets in one block; the numbers of its directives, in document order."""
+    found: list[str | None] = []
+    for inner in walk([block]):
+        if isinstance(inner, Math) and inner.label:
+            eq_number = numbering.next(chapter, "equation")
+            book.targets[inner.label] = Target(page, f"equation-{inner.label}", "equation", eq_number, "")
+            if eq_number:
+                book.equations[page, inner.label] = eq_number
+        elif isinstance(inner, Directive):
+            kind = inner.name
+            numbered = kind == "exercise" or (kind.startswith("prf:") and kind != "prf:proof")
+            if kind in FIGURES and inner.options.get("name"):
+                numbered, kind = True, "figure"
+            the_number = numbering.next(chapter, kind) if numbered and "nonumber" not in inner.options else None
+            label = inner.options.get("label") or inner.options.get("name")
+            if label:
+                book.targets[label] = Target(page, label, kind, the_number, inner.argument.strip())
+            found.append(the_number)
+    return found
+
+
+@functools.cache
+def bibliography() -> dict[str, str]:
+    """bibtex key -> the author-year label the site shows (sphinxcontrib-bibtex's ``author_year`` style)."""
+    from pybtex.database import parse_file
+
+    entries = {}
+    for name in config().get("bibtex_bibfiles", []):
+        data = parse_file(str(ROOT / name), bib_format="bibtex")
+        for key, entry in data.entries.items():
+            people = entry.persons.get("author") or entry.persons.get("editor") or []
+            names = [" ".join(person.prelast_names + person.last_names) for person in people]
+            names = [_strip_braces(n) for n in names]
+            if not names:
+                who = _strip_braces(entry.fields.get("organization", entry.fields.get("title", key)))
+            elif len(names) == 1:
+                who = names[0]
+            elif len(names) == 2:
+                who = f"{names[0]} and {names[1]}"
+            else:
+                who = f"{names[0]} et al."
+            entries[key] = f"{who}, {entry.fields.get('year', 'n.d.')}"
+    return entries
+
+
+def _strip_braces(text: str) -> str:
+    return text.replace("{", "").replace("}", "").replace("\\", "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Inline: roles, with code spans left alone
+
+
+ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
+EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.S)
+
+
+@dataclass
+class Context:
+    book: Book
+    edition: Edition
+    page: str
+    unknown: list[str]
+    numbers: list[str | None] = field(default_factory=list)  # the current cell's directive numbers, in order
+
+    @property
+    def site(self) -> str:
+        return site_url(self.edition.language)
+
+    def url(self, page: str, anchor: str | None = None) -> str:
+        return f"{self.site}{page}.html" + (f"#{anchor}" if anchor else "")
+
+    def word(self, key: str) -> str:
+        return self.edition.words[key]
+
+    def zh(self) -> bool:
+        return self.edition.language != "en"
+
+
+def inline(text: str, ctx: Context) -> str:
+    """Rewrite the roles of one run of text; code spans stay as they are."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        role = ROLE.match(text, i)
+        if role:
+            out.append(render_role(role.group("name"), role.group("content"), ctx))
+            i = role.end()
+            continue
+        if text[i] == "`":
+            run = re.match(r"`+", text[i:])
+            assert run
+            ticks = run.group(0)
+            end = text.find(ticks, i + len(ticks))
+            if end != -1 and (end + len(ticks) >= len(text) or text[end + len(ticks)] != "`"):
+                out.append(text[i : end + len(ticks)])
+                i = end + len(ticks)
+                continue
+            out.append(ticks)
+            i += len(ticks)
+            continue
+        if text[i] == "\\" and i + 1 < len(text):
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def split_explicit(content: str) -> tuple[str | None, str]:
+    match = EXPLICIT.match(content)
+    if match and match.group("text"):
+        return match.group("text"), match.group("target")
+    return None, content.strip()
+
+
+def glue_value(content: str, ctx: Context, any_role: bool = False) -> str:
+    """The text a glue role pastes, parsed and formatted as myst-nb does (``key:fmt``, ``../x.ipynb::key:fmt``)."""
+    from myst_nb.core.variables import format_plain_text
+
+    if any_role:  # {glue}`key`: no format
+        key, spec = content, ""
+    else:  # myst_nb.ext.glue.roles.PasteTextRole: the format is whatever follows the last colon
+        key, spec = (content.rsplit(":", 1) + ["s"])[:2] if ":" in content else (content, "s")
+    page = ctx.page
+    if "::" in key:
+        path, key = key.split("::", 1)
+        page = str((ROOT / Path(ctx.page).parent / path).resolve().relative_to(ROOT).with_suffix(""))
+    values = ctx.book.glue.get(page, {})
+    if key not in values:
+        raise KeyError(f"{ctx.page}: no glued value {key!r} in {page}")
+    if key in ctx.book.glue_figures.get(page, set()):
+        raise ValueError(f"{ctx.page}: {key!r} is a figure; an inline role cannot paste it")
+    return format_plain_text(values[key], spec) if spec else format_plain_text(values[key], "")
+
+
+def render_role(name: str, content: str, ctx: Context) -> str:
+    if name in ("glue", "glue:any"):
+        return f"{glue_value(content, ctx, any_role=True)}{MARK}"
+    if name == "glue:text":
+        return f"{glue_value(content, ctx)}{MARK}"
+    if name == "glue:md":
+        return f"{glue_value(content.rsplit(':', 1)[0] if ':' in content else content, ctx, any_role=True)}{MARK}"
+    if name == "math":
+        return f"${content}$"
+    if name in ("sub", "sup"):
+        return f"<{name}>{content}</{name}>"
+    if name in ("cite", "cite:p", "cite:t", "cite:ps", "cite:ts", "footcite"):
+        links = []
+        for key in (k.strip() for k in content.split(",")):
+            label = ctx.book.bibliography.get(key)
+            if label is None:
+                raise KeyError(f"{ctx.page}: no bibliography entry {key!r}")
+            links.append(f"[{label}]({ctx.url('book/bibliography')})")
+        return "[" + ", ".join(links) + "]"
+    text, target = split_explicit(content)
+    if name == "term":
+        anchor = "term-" + re.sub(r"[^\w]+", "-", target.lower()).strip("-")
+        return f"[{text or target}]({ctx.url('book/glossary', anchor)})"
+    if name == "doc":
+        page = str((ROOT / Path(ctx.page).parent / target).resolve().relative_to(ROOT))
+        page = page.removesuffix(".ipynb").removesuffix(".md")
+        title = text or page_title(page, ctx)
+        return f"[{title}]({ctx.url(page)})"
+    if name in ("ref", "numref", "eq", "prf:ref", "any"):
+        found = ctx.book.targets.get(target)
+        if found is None:
+            raise KeyError(f"{ctx.page}: no target {target!r} for {{{name}}}")
+        shown = reference_text(name, text, found, ctx)
+        return f"[{shown}]({ctx.url(found.page, found.anchor)})"
+    ctx.unknown.append(f"role {{{name}}}")
+    return text or content
+
+
+def reference_text(role: str, text: str | None, target: Target, ctx: Context) -> str:
+    """The link text the site shows for a reference."""
+    caption = {
+        "figure": ctx.word("fig"),
+        "exercise": ctx.word("exercise"),
+        "section": "§",
+    }
+    if target.kind.startswith("prf:"):
+        names = PROOF_KINDS.get(target.kind[4:], (target.kind[4:].title(),) * 2)
+        caption[target.kind] = names[1] if ctx.zh() else names[0]
+    if role == "eq":
+        return f"({target.number})" if target.number else (text or target.anchor)
+    if role == "numref":
+        number = target.number or "?"
+        if text:
+            return text.replace("%s", number).replace("{number}", number).replace("{name}", target.title)
+        prefix = caption.get(target.kind, "")
+        return f"{prefix} {number}".strip() if prefix != "§" else f"§{number}"
+    if text:
+        return text
+    if target.kind == "section":
+        return target.title
+    if target.kind == "exercise" or target.kind.startswith("prf:"):
+        return f"{caption[target.kind]} {target.number}" if target.number else target.title
+    if target.kind == "figure":
+        return f"{caption['figure']} {target.number}" if target.number else target.anchor
+    if target.kind == "equation":
+        return f"({target.number})"
+    return target.title or target.anchor
+
+
+def page_title(page: str, ctx: Context) -> str:
+    return ctx.book.titles.get(page, page)
+
+
+# ---------------------------------------------------------------------------------------------
+# Blocks: to plain Markdown
+
+
+def quote(lines: list[str]) -> list[str]:
+    return [f"> {line}" if line.strip() else ">" for line in lines]
+
+
+def details(summary: str, body: list[str]) -> list[str]:
+    return [f"<details><summary>{summary_html(summary)}</summary>", "", *body, "", "</details>"]
+
+
+def summary_html(text: str) -> str:
+    """A summary is HTML: its code spans and emphasis must be HTML too (math stays for MathJax)."""
+    text = re.sub(r"`([^`]+)`", lambda m: f"<code>{_escape(m.group(1))}</code>", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
+    return re.sub(r"(?<![\w*])\*([^*]+)\*(?!\w)", r"<em>\1</em>", text)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render(blocks: list[Block], ctx: Context, headings: list[str | None] | None = None) -> list[str]:
+    """Blocks as plain Markdown lines; ``headings``: the site's numbers of their headings, in order."""
+    out: list[str] = []
+    headings = list(headings or [])
+    for block in blocks:
+        if isinstance(block, Label):
+            continue
+        if isinstance(block, Code):
+            out += block.lines
+        elif isinstance(block, Math):
+            out += render_math(block, ctx)
+        elif isinstance(block, Text):
+            for line in block.lines:
+                if COMMENT_LINE.match(line) or BLOCK_BREAK.match(line):
+                    continue
+                heading = HEADING.match(line)
+                if heading and headings:
+                    number = headings.pop(0)
+                    if number:
+                        line = f"{heading.group('hashes')} {number}. {heading.group('title')}"
+                out.append(inline(line, ctx))
+        else:
+            # a blank line on each side: after an HTML block or a quote, text would otherwise continue it
+            rendered = [indent(line, block.indent) for line in render_directive(block, ctx)]
+            out += ["", *rendered, ""]
+    return _squeeze(out)
+
+
+def indent(line: str, prefix: str) -> str:
+    return line if not line or line.startswith(prefix) else prefix + line
+
+
+def _squeeze(lines: list[str]) -> list[str]:
+    """No runs of blank lines, none at either end."""
+    out: list[str] = []
+    for line in lines:
+        if not line.strip() and (not out or not out[-1].strip()):
+            continue
+        out.append(line)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def render_math(block: Math, ctx: Context) -> list[str]:
+    """Display math as it is; one the site numbers gets its number as a ``\\tag``."""
+    lines = [line for line in block.lines if line.strip()]  # a blank line ends a paragraph, math or not
+    number = ctx.book.equations.get((ctx.page, block.label)) if block.label else None
+    if number:
+        tag = f"\\tag{{{number}}}"
+        before = lines[-1].rstrip()[:-2]
+        if before.strip():
+            lines[-1] = f"{before.rstrip()} {tag} $$"
+        else:
+            lines[-1:] = [before + tag, before + "$$"]
+    return lines
+
+
+def render_directive(block: Directive, ctx: Context) -> list[str]:
+    number = (ctx.numbers.pop(0) if ctx.numbers else None) or ""  # before the body's own directives
+    name, argument = block.name, inline(block.argument.strip(), ctx)
+    inner = [b for b in block.body if not (isinstance(b, Text) and not "".join(b.lines).strip())]
+    if name == "dropdown" and len(inner) == 1 and isinstance(inner[0], Directive) and inner[0].name == "prf:proof":
+        ctx.numbers.pop(0) if ctx.numbers else None  # a folded proof: one title, "Proof", not two
+        return details(argument or ctx.word("proof"), [*render(inner[0].body, ctx), "", "∎"])
+    body = render(block.body, ctx)
+    classes = block.options.get("class", "").split()
+    folded = "dropdown" in classes
+    if name in ("admonition", *ADMONITION_TITLES):
+        title = argument or ADMONITION_TITLES[name][1 if ctx.zh() else 0]
+        return details(title, body) if folded else quote([f"**{title}**", "", *body])
+    if name == "dropdown":
+        return details(argument or ctx.word("details"), body)
+    if name == "exercise":
+        title = f"{ctx.word('exercise')} {number}".strip()
+        return [f"**{ctx.word('titled').format(title, argument) if argument else title}**", "", *body]
+    if name == "solution":
+        target = ctx.book.targets.get(block.argument.strip())
+        if target is None:
+            ctx.unknown.append(f"solution to an unknown exercise {block.argument.strip()!r}")
+            return details(ctx.word("solution").format(ctx.word("exercise")), body)
+        exercise = reference_text("ref", None, target, ctx)
+        if target.title:
+            exercise = ctx.word("titled").format(exercise, inline(target.title, ctx))
+        return details(ctx.word("solution").format(exercise), body)
+    if name == "prf:proof":
+        if folded:
+            return details(ctx.word("proof"), body)
+        return [ctx.word("proof_start"), "", *body, "", "∎"]
+    if name.startswith("prf:"):
+        names = PROOF_KINDS.get(name[4:], (name[4:].title(),) * 2)
+        title = f"{names[1] if ctx.zh() else names[0]} {number}".strip()
+        title = ctx.word("titled").format(title, argument) if argument else title
+        return details(title, body) if folded else quote([f"**{title}**", "", *body])
+    if name in ("code-cell", "code-block", "code", "sourcecode"):
+        return ["```" + (block.argument.strip() or "python"), *_raw_body(block), "```"]
+    if name == "math":
+        return ["$$", *_raw_body(block), "$$"]
+    if name in ("figure", "image"):
+        alt = block.options.get("alt", "")
+        image = f"![{alt}]({ctx.site}_images/{Path(block.argument.strip()).name})"
+        return [image, "", *(_caption(number, body, ctx) if name == "figure" else [])]
+    if name == "glue:figure":
+        return _caption(number, body, ctx) or [f"*{ctx.word('fig')} {number}*"]
+    if name == "scale-explorer":  # the site's interactive explorer: its body is its static stand-in
+        anchor = block.options.get("name")
+        link = f"[{ctx.word('interactive_link')}]({ctx.url(ctx.page, anchor)})"
+        return [f"*{ctx.word('interactive').format(link)}*", "", *body]
+    if name in ("epigraph", "pull-quote", "highlights"):
+        return quote(body)
+    if name == "raw" and block.argument.strip() == "html":
+        return _raw_body(block)
+    if name in ("toctree", "tableofcontents", "bibliography", "glossary"):
+        ctx.unknown.append(f"directive {{{name}}} (dropped)")
+        return []
+    ctx.unknown.append(f"directive {{{name}}}")
+    return quote([f"**{argument or name}**", "", *body])
+
+
+def _raw_body(block: Directive) -> list[str]:
+    lines: list[str] = []
+    for inner in block.body:
+        if isinstance(inner, (Text, Code, Math)):
+            lines += inner.lines
+    return _squeeze(lines)
+
+
+def _caption(number: str, caption: list[str], ctx: Context) -> list[str]:
+    if not caption:
+        return []
+    first = f"**{ctx.word('fig')} {number}.** " if number and not ctx.zh() else f"**{ctx.word('fig')} {number}** "
+    return [first + caption[0], *caption[1:]]
+
+
+# ---------------------------------------------------------------------------------------------
+# One notebook
+
+
+def markdown_cell(source: str, cell_id: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_markdown_cell(source)
+    cell.id = cell_id
+    return cell
+
+
+def learner_notebook(page: str, book: Book, edition: Edition, unknown: list[str]) -> nbformat.NotebookNode:
+    source = book.sources[page]
+    ctx = Context(book, edition, page, unknown)
+    notebook = copy.deepcopy(source)
+    cells = []
+    chapter = book.chapters.get(page, "")
+    note = edition.words["note"].format(
+        number=chapter, book=book_title(edition.language), url=ctx.url(page), release=release()
+    )
+    noted = False
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "markdown":
+            if "remove-cell" in tags(cell):
+                continue
+            ctx.numbers = list(book.directives.get((page, index), []))
+            lines = render(parse(cell.source), ctx, book.headings.get((page, index)))
+            if not noted:
+                heading = next((i for i, line in enumerate(lines) if HEADING.match(line)), None)
+                at = heading + 1 if heading is not None else 0
+                lines[at:at] = ["", note, ""]
+                noted = True
+            cells.append(_markdown(cell, "\n".join(_squeeze(lines))))
+            continue
+        if cell.cell_type != "code":
+            cells.append(cell)
+            continue
+        cell.outputs = []
+        cell.execution_count = None
+        cell.metadata = {key: value for key, value in cell.metadata.items() if key == "tags"}
+        cells.append(cell)
+        figure = source.cells[index].metadata.get("mystnb", {}).get("figure", {})
+        if figure.get("caption") and (page, index) in book.figures:
+            ctx.numbers = []
+            caption = render(parse(figure["caption"]), ctx)
+            text = "\n".join(_caption(book.figures[page, index], caption, ctx))
+            cells.append(markdown_cell(text, f"{cell.get('id', index)}-caption"))
+    notebook.cells = cells
+    metadata = {key: notebook.metadata[key] for key in ("kernelspec", "language_info") if key in notebook.metadata}
+    metadata["book"] = {"edition": "learner", "language": edition.language, "release": release(), "page": page}
+    notebook.metadata = metadata
+    return notebook
+
+
+def _markdown(cell: nbformat.NotebookNode, source: str) -> nbformat.NotebookNode:
+    new = copy.deepcopy(cell)
+    new.source, new.metadata = source, {}
+    return new
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole edition
+
+
+def build(language: str) -> tuple[dict[Path, str], list[str]]:
+    """Every learner notebook of one edition as the text it must have, and what was rendered generically."""
+    edition = editions()[language]
+    book = collect(language)
+    unknown: list[str] = []
+    texts = {}
+    for path in chapter_notebooks():
+        page = str(path.relative_to(ROOT).with_suffix(""))
+        notebook = learner_notebook(page, book, edition, unknown)
+        texts[edition.folder / path.name] = nbformat.writes(notebook) + "\n"
+    return texts, sorted(set(unknown))
+
+
+def stale(languages: tuple[str, ...] = ("en", "zh_CN")) -> list[str]:
+    found = []
+    for language in languages:
+        texts, _ = build(language)
+        for path, text in texts.items():
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                found.append(str(path.relative_to(ROOT)))
+        folder = editions()[language].folder
+        extra = set(folder.glob("*.ipynb")) - set(texts) if folder.is_dir() else set()
+        found += [f"{p.relative_to(ROOT)} (no such chapter)" for p in sorted(extra)]
+    return found
+
+
+def write(languages: tuple[str, ...] = ("en", "zh_CN")) -> list[str]:
+    written = []
+    for language in languages:
+        texts, unknown = build(language)
+        for item in unknown:
+            print(f"learner ({language}): rendered generically: {item}", file=sys.stderr)
+        folder = editions()[language].folder
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in set(folder.glob("*.ipynb")) - set(texts):
+            path.unlink()
+            written.append(f"{path.relative_to(ROOT)} (removed)")
+        for path, text in texts.items():
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+                written.append(str(path.relative_to(ROOT)))
+    return written
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a learner notebook is stale")
+    parser.add_argument("--language", choices=("en", "zh_CN"), help="only this edition")
+    args = parser.parse_args()
+    languages = (args.language,) if args.language else ("en", "zh_CN")
+    if args.check:
+        found = stale(languages)
+        print("\n".join(f"stale: {p} (make tidy)" for p in found) if found else "learner: current")
+        return 1 if found else 0
+    written = write(languages)
+    print("\n".join(f"learner: {p}" for p in written) if written else "learner: nothing to do")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
