@@ -147,7 +147,8 @@ SURFACES = {
 }
 # Surfaces not traced yet, owned by other helpers: the chapter helpers (takeaways, issue 24/25) and the
 # lecture kit's notes (tools/lecture_tags.py, codebase, issue 29). Strict: remove a surface once it passes.
-PENDING = {f"the key takeaways of {stem}" for stem in STEMS} | {f"the speaker notes of {stem}" for stem in STEMS}
+PENDING = {f"the key takeaways of {stem}" for stem in STEMS if stem != "06_the_experiment"}
+PENDING |= {f"the speaker notes of {stem}" for stem in STEMS}
 
 
 # ---------------------------------------------------------------------------------------- the checks
