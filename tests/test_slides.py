@@ -47,6 +47,8 @@ def test_decks_are_offline_and_fully_rendered(built_decks):
         assert loads and not [url for url in loads if re.match(r"(https?:)?//", url)], (name, loads)
         for raw in ("{glue", "{term}", "{cite}", "{ref}", "{eq}", "{prf:", ":::{", "```{", "{solution}", "{dropdown}"):
             assert raw not in text, f"{name}: raw MyST {raw!r} on a slide"
+        # a fold cannot be opened in the room: a verdict box shows its grade and bottom line only
+        assert "<details" not in text, f"{name}: a dropdown on a slide"
 
 
 @page_check(kind="deck", viewports=("slide",))

@@ -11,7 +11,8 @@ that after Sphinx has resolved every role, directive, glued value, citation and
 cross-reference, the nodes of each cell can be found again and rendered to HTML
 by Sphinx's own HTML writer (``builder.render_partial``). Which cells become
 slides follows the cells' metadata: plumbing (``hide-input``), folded deep dives
-(``hide-cell``), removed cells, solutions and dropdowns never do; a markdown
+(``hide-cell``), removed cells, solutions and dropdowns never do, nor does a dropdown
+or solution inside a slide's block (a verdict box shows its grade and bottom line); a markdown
 cell whose ``slideshow.slide_type`` is ``-`` continues the previous slide.
 
 Slides taller than the 1280 × 720 slide are split in the browser, before
@@ -33,12 +34,23 @@ from pathlib import Path
 import yaml
 from docutils import nodes
 from jinja2 import Template
+from sphinx.errors import ExtensionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
 from site_tweaks import plain_title  # noqa: E402  (book/_ext is on the path: Sphinx loads us from there)
 from wide_figures import wide_only  # noqa: E402
 
-from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
+from tools.notebook_format import (  # noqa: E402
+    ROOT,
+    GlueRole,
+    chapter_notebooks,
+    glued_outputs,
+    is_plumbing,
+    paste_glue_roles,
+    read,
+    tags,
+)
+from tools.upstream import require  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "slides"
 REVEAL = ROOT / "book" / "_vendor_slides" / "reveal.js"
@@ -61,6 +73,20 @@ LECTURE_TAG = "lecture"
 
 
 def _install_cell_markers() -> None:
+    """Wrap myst-nb's renderer of a markdown cell so that it first leaves the marker.
+
+    myst-nb cannot wrap a markdown cell in a container node (its headings open sections that
+    must stay at the top of the doctree: MyST-NB issue 227), and its renderer says so in a TODO
+    that proposes this very marker.
+    """
+    require(
+        "myst-nb",
+        "1.4.0",
+        "book_slides.py (a marker node at the start of every markdown cell)",
+        "MditRenderMixin.render_nb_cell_markdown, "
+        "https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/core/render.py#L113-L119 "
+        "(and https://github.com/executablebooks/MyST-NB/issues/227)",
+    )
     from myst_nb.core.render import MditRenderMixin
 
     original = MditRenderMixin.render_nb_cell_markdown
@@ -119,6 +145,17 @@ def _never_on_slides(node: nodes.Node) -> bool:
     return "solution" in name or name.startswith("dropdown") or "dropdown" in classes or "toggle" in classes
 
 
+def without_book_only(node: nodes.Node) -> nodes.Node:
+    """``node`` (a copy) without what stays in the book wherever it sits: a verdict box keeps
+    its grade and its bottom line, not its dropdown of quote, scope and parts; an exercise
+    keeps its task, not a nested solution."""
+    if isinstance(node, nodes.Element):
+        for inner in list(node.findall(include_self=False)):
+            if _never_on_slides(inner) and inner.parent is not None:
+                inner.parent.remove(inner)
+    return node
+
+
 # --- 3. Rendering ----------------------------------------------------------------------------
 
 
@@ -132,7 +169,7 @@ def render(builder, node: nodes.Node, page: str) -> str:
     translator = builder.create_translator(document, builder)
     holder = nodes.Element()  # a parent for the copy: some visitors look at node.parent
     holder.document = document
-    holder.append(node.deepcopy())  # docutils deepcopy: the subtree, not its parents
+    holder.append(without_book_only(node.deepcopy()))  # docutils deepcopy: the subtree, not its parents
     holder.children[0].walkabout(translator)
     fragment = "".join(translator.body)
     # reveal.js reads a <section> inside a slide as a vertical sub-slide (sphinx-proof writes one
@@ -216,15 +253,20 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
 
 
 # --- 4. Decks ----------------------------------------------------------------------------------
-# Each chapter's slides are kept as JSON beside the decks, so that an incremental build,
-# which writes only the pages that changed, still assembles the lecture from every chapter.
+# Each chapter's slides are kept as JSON beside the doctrees (a build's cache, never published),
+# so that an incremental build, which writes only the pages that changed, still assembles the
+# lecture from every chapter.
+
+
+def slide_cache(app) -> Path:
+    return Path(app.doctreedir) / "slides"
 
 
 def collect(app, pagename, templatename, context, doctree):
     if app.builder.format != "html" or doctree is None or not pagename.startswith("notebooks/"):
         return
     title, slides = chapter_slides(app.builder, pagename, doctree)
-    cache = Path(app.outdir) / "slides" / "_cells"
+    cache = slide_cache(app)
     cache.mkdir(parents=True, exist_ok=True)
     record = {"title": title, "slides": [dataclasses.asdict(s) for s in slides]}
     (cache / f"{pagename.split('/')[-1]}.json").write_text(json.dumps(record), encoding="utf-8")
@@ -236,8 +278,8 @@ def write_deck(path: Path, title: str, slides: list[tuple[str, str]]) -> None:
 
 
 def write_decks(app, exception):
-    out = Path(app.outdir) / "slides"
-    if exception is not None or app.builder.format != "html" or not (out / "_cells").is_dir():
+    out, cache = Path(app.outdir) / "slides", slide_cache(app)
+    if exception is not None or app.builder.format != "html" or not cache.is_dir():
         return
     out.mkdir(exist_ok=True)
     for name in ("deck.css", "deck.js"):
@@ -252,7 +294,7 @@ def write_decks(app, exception):
     lecture: list[tuple[str, str]] = []
     order = [f"notebooks/{p.stem}" for p in chapter_notebooks()]
     for page in order:
-        cached = out / "_cells" / f"{page.split('/')[-1]}.json"
+        cached = cache / f"{page.split('/')[-1]}.json"
         if not cached.is_file():
             continue
         record = json.loads(cached.read_text(encoding="utf-8"))
@@ -275,17 +317,20 @@ def write_decks(app, exception):
 
 
 LECTURE = ROOT / "book" / "lecture.yml"
-GLUE_IN_TEXT = re.compile(r"\{glue:text\}`([\w]+)::(\w+)`")
 
 
 def _text(text: str) -> str:
-    """Escaped plain text, with {glue:text}`chapter::name` replaced by the value the notebook glued."""
+    """Escaped plain text, with each {glue:text} role (written as on a page of book/) replaced by the
+    value its notebook glued, formatted as the pages show it."""
 
-    def paste(match: re.Match) -> str:
-        values = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{match.group(1)}.ipynb"))}
-        return values[match.group(2)]
+    def value(role: GlueRole) -> str:
+        notebook = role.notebook(LECTURE)
+        glued = {g.name: g.text for g in glued_outputs(read(notebook))} if notebook.is_file() else {}
+        if glued.get(role.key) is None:
+            raise ExtensionError(f"{LECTURE.name}: {role} names a value that {notebook.name} does not glue")
+        return str(glued[role.key])
 
-    return html.escape(GLUE_IN_TEXT.sub(paste, text))
+    return html.escape(paste_glue_roles(text, value))
 
 
 def frame_slide(spec: dict, out: Path) -> tuple[str, str]:
