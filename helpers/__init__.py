@@ -18,7 +18,7 @@ from helpers.attention import (
     buggy_attention_scale_after_softmax,
     scaled_dot_product_attention,
 )
-from helpers.book import glue, table
+from helpers.book import figure_png, glue, table
 from helpers.device import effective_seed, get_device, seed_everything
 from helpers.diagnostics import (
     CORRECT,
@@ -62,6 +62,7 @@ __all__ = [
     "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
     "diagnose_attention",
+    "figure_png",
     "get_device",
     "glue",
     "moving_average",

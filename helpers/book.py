@@ -8,7 +8,7 @@ from typing import Any
 
 from helpers import _validate as check
 
-__all__ = ["GLUE_PREFIX", "Table", "glue", "table"]
+__all__ = ["GLUE_PREFIX", "Table", "figure_png", "glue", "table"]
 
 # The record format that myst-nb reads for {glue:text} and {glue:figure}: the
 # value's display bundle under prefixed mime types, named in the metadata. It is
@@ -64,6 +64,22 @@ def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float,
         metadata["scrapbook"]["band"] = [low, high]
     records = {GLUE_PREFIX + mime: data for mime, data in bundle.items()}
     display(records, raw=True, metadata=metadata)  # type: ignore[no-untyped-call]  # unannotated in IPython
+
+
+def figure_png(figure: Any) -> Any:
+    """A matplotlib figure as the notebook shows it (a tight PNG at the book's DPI), drawn once and closed.
+
+    Ending a cell with the returned ``IPython.display.Image`` shows it; gluing the same object
+    (``glue(name, image)``) publishes the same bytes, so a figure that is both shown and glued
+    is rendered once instead of twice.
+    """
+    import matplotlib.pyplot as plt
+    from IPython.core.pylabtools import print_figure
+    from IPython.display import Image
+
+    image = Image(data=print_figure(figure, "png", bbox_inches="tight"))  # type: ignore[no-untyped-call]  # IPython is unannotated
+    plt.close(figure)
+    return image
 
 
 Format = str | Callable[[Any], str]

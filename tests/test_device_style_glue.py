@@ -241,3 +241,15 @@ def test_seed_offset_shifts_every_stream(monkeypatch):
     monkeypatch.setenv("BOOK_SEED_OFFSET", "x")
     with pytest.raises(ValueError, match="BOOK_SEED_OFFSET"):
         helpers.seed_everything(1)
+
+
+def test_figure_png_draws_the_figure_once_as_a_png_and_closes_it():
+    import matplotlib.pyplot as plt
+
+    matplotlib.use("Agg")
+    helpers.use_book_style()
+    figure, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    image = helpers.figure_png(figure)
+    assert image.data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not plt.fignum_exists(figure.number)  # closed: nothing else draws it again

@@ -152,6 +152,7 @@ TRACED_TAKEAWAYS = {  # issue 24
     "03_softmax_saturation",
     "04_what_the_scale_does",
     "05_why_sqrt_dk",
+    "06_the_experiment",
     "07_pitfalls",  # issue 25
     "07b_advanced_questions",
 }

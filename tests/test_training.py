@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
@@ -191,39 +192,44 @@ def test_init_recall_runs_is_recall_model_bit_for_bit():
             assert torch.equal(stacked[name][r], tensor), name
 
 
-@pytest.mark.parametrize(("stacked", "reference"), [(_StackedSGD, torch.optim.SGD), (_StackedAdam, torch.optim.Adam)])
+@pytest.mark.parametrize(
+    ("stacked", "reference"),
+    [(_StackedSGD, torch.optim.SGD), (_StackedAdam, functools.partial(torch.optim.Adam, fused=True))],
+)
 def test_stacked_optimizers_are_torch_optimizers_bit_for_bit(stacked, reference):
-    # Same gradient in, same parameter out, to the last bit: per-run learning rates,
-    # Adam's bias corrections and its order of operations are torch's own.
+    # Same gradient in, same parameter out, to the last bit: per-run learning rates (runs 1 and 2
+    # share one, so they are updated as one block), Adam's bias corrections and its arithmetic are
+    # torch's own: its fused kernel, which torch.optim.Adam(fused=True) calls.
     generator = torch.Generator().manual_seed(0)
-    lrs, shapes, steps = [1e-2, 3e-3, 0.7], [(3, 5, 7), (3, 4)], 6
+    lrs, shapes, steps = [1e-2, 3e-3, 3e-3, 0.7], [(4, 5, 7), (4, 4)], 6
     params = [torch.randn(shape, generator=generator) for shape in shapes]
-    singles = [[p[r].clone() for p in params] for r in range(3)]
-    optimizer = stacked(params, lrs, steps)
-    references = [reference(singles[r], lr=lrs[r]) for r in range(3)]
+    singles = [[p[r].clone() for p in params] for r in range(4)]
+    optimizer = stacked(params, lrs)
+    references = [reference(singles[r], lr=lrs[r]) for r in range(4)]
     for step in range(steps):
-        grads = tuple(torch.randn(shape, generator=generator) * 10.0**-step for shape in shapes)  # down to 1e-5
+        grads = [torch.randn(shape, generator=generator) * 10.0**-step for shape in shapes]  # down to 1e-5
         optimizer.step(grads)
-        for r in range(3):
+        for r in range(4):
             for p, g in zip(singles[r], grads, strict=True):
                 p.grad = g[r].clone()
             references[r].step()
-    for r in range(3):
+    for r in range(4):
         for p, single in zip(params, singles[r], strict=True):
             assert torch.equal(p[r], single)
 
 
-# Batched against single runs. The batched forward pass computes the model's function
-# in another order (module docstring of helpers.training: W_kᵀ q against the vocabulary
-# instead of W_k against every memory row), so its float32 results differ from the
-# single run's in the last bits from the first step on (measured: <= 1.4e-7 relative at
-# step 0). Training then carries that difference along: with SGD, and with Adam at the
-# small scale 1/d_k, it stays below 4.2e-7 relative over 30 steps (5 seeds measured), so
-# RTOL = 1e-5 leaves a margin of 20x. Adam at 1/sqrt(d_k) amplifies it more, because Adam
-# divides each gradient by its own running size, so a component whose gradient is tiny
-# still moves by ~lr and its last-bit noise with it: the batched runs reached 1.1e-5, and
-# so does the single run against ITSELF with its initial parameters moved by one float32
-# ulp (1.3e-5 within 30 steps). That is the dynamics, not the batching: 5e-5 there.
+# Batched against single runs. The batched pass computes the model's function in another
+# order (module docstring of helpers.training: W_kᵀ q against the vocabulary instead of W_k
+# against every memory row; the chain rule written out; Adam's fused kernel where the single
+# run uses torch.optim.Adam's default), so its float32 results differ from the single run's
+# in the last bits from the first step on (measured: <= 7e-8 relative at step 0). Training
+# then carries that difference along: with SGD, and with Adam at the small scale 1/d_k, it
+# stays below 3e-7 relative over 30 steps (5 seeds, two rates each), so RTOL = 1e-5 leaves a
+# margin of 30x. Adam at 1/sqrt(d_k) amplifies it more, because Adam divides each gradient by
+# its own running size, so a component whose gradient is tiny still moves by ~lr and its
+# last-bit noise with it: the batched runs reached 1.4e-6, and the single run against ITSELF
+# with its initial parameters moved by one float32 ulp reaches 1.3e-5 within 30 steps. That
+# is the dynamics, not the batching: 5e-5 there.
 RTOL = {("sgd", "1/sqrt(d_k)"): 1e-5, ("sgd", "1/d_k"): 1e-5, ("adam", "1/sqrt(d_k)"): 5e-5, ("adam", "1/d_k"): 1e-5}
 STEPS = 30
 SCALES = {"1/sqrt(d_k)": None, "1/d_k": 1 / 64}
@@ -267,6 +273,34 @@ def test_unscaled_batched_runs_follow_their_single_runs_for_a_few_steps(optimize
         single = train_recall(1.0, optimizer, LRS[optimizer][0], seed, steps=5)
         assert relative_difference(history.run(r).loss, single.loss) < 1e-4
         assert relative_difference(history.run(r).attention_on_answer, single.attention_on_answer) < 1e-4
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_runs_of_several_widths_and_initial_gains_follow_their_single_runs(optimizer):
+    # One program with three widths (each trained as its own stack, in one step loop) and a
+    # factor on the initial W_q and W_k: the scale folded into the initialisation (c = 1,
+    # qk_gain = d_k**-0.25, logits that start like the scaled model's) and a wide start.
+    lr = LRS[optimizer][1]
+    grid = [(None, 16, 1.0, 0), (1.0, 64, 64**-0.25, 1), (None, 32, 32**0.25, 2), (None, 64, 1.0, 0)]
+    scales, d_ks, gains, seeds = zip(*grid, strict=True)
+    history = train_recall_runs(scales, [lr] * 4, seeds, optimizer, steps=STEPS, d_k=d_ks, qk_gain=gains)
+    for r, (scale, d_k, gain, seed) in enumerate(grid):
+        single = train_recall(scale, optimizer, lr, seed, steps=STEPS, d_k=d_k, qk_gain=gain)
+        assert relative_difference(history.run(r).loss[:1], single.loss[:1]) < 1e-6
+        assert relative_difference(history.run(r).loss, single.loss) < 5e-5, (scale, d_k, gain)
+    # the wide start is wide: its initial logits spread sqrt(d_k) times more than the scaled model's
+    assert history.logit_std[2, 0] > 3 * history.logit_std[0, 0]
+    # folded into W_q and W_k, the factor gives the scaled model's initial logits (same seed 0 as run 3)
+    torch.testing.assert_close(history.logit_std[1, 0], history.logit_std[3, 0], rtol=0.3, atol=0)
+
+
+def test_qk_gain_multiplies_the_initial_query_and_key_weights():
+    plain = init_recall_runs([7], d_k=16, d_model=16)
+    gained = init_recall_runs([7], d_k=16, d_model=16, qk_gain=0.5)
+    for name in ("w_q.weight", "w_k.weight"):
+        torch.testing.assert_close(gained[name], 0.5 * plain[name])
+    for name in ("key_embedding.weight", "value_embedding.weight", "w_v.weight", "readout.weight"):
+        assert torch.equal(gained[name], plain[name])
 
 
 @pytest.mark.parametrize(("optimizer", "lr", "huge"), [("sgd", 0.5, 1e6), ("adam", 1e-2, 1e30)])
@@ -348,6 +382,12 @@ def test_steps_to_accuracy_for_many_runs():
         (lambda: train_recall_runs([None], [0.1], [0], steps=2.0), TypeError, "steps"),
         (lambda: train_recall_runs([None], [0.1], [0], d_k="8"), TypeError, "d_k"),
         (lambda: train_recall_runs([None], [0.1], [0], n_pairs=5, n_keys=4), ValueError, "n_pairs"),
+        (lambda: train_recall_runs([None], [0.1], [0], d_k=[8, 16]), ValueError, "d_k"),
+        (lambda: train_recall_runs([None], [0.1], [0], d_k=[0]), ValueError, "d_k"),
+        (lambda: train_recall_runs([None], [0.1], [0], qk_gain=0.0), ValueError, "qk_gain"),
+        (lambda: train_recall_runs([None], [0.1], [0], qk_gain=[1.0, 2.0]), ValueError, "qk_gain"),
+        (lambda: train_recall_runs([None], [0.1], [0], qk_gain="1"), TypeError, "qk_gain"),
+        (lambda: RecallModel(qk_gain=-1.0), ValueError, "qk_gain"),
         (lambda: init_recall_runs(3), TypeError, "seeds"),
         (lambda: init_recall_runs([]), ValueError, "seeds"),
         (lambda: RunsHistory(*[torch.zeros(2, 3)] * 6).run("0"), TypeError, "index"),

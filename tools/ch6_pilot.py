@@ -1,0 +1,100 @@
+"""Chapter 6's pilot: re-derive the learning rate at which each arm is evaluated.
+
+    python -m tools.ch6_pilot            # every optimizer; prints each arm's loss per rate
+    python -m tools.ch6_pilot sgd        # one optimizer
+
+Chapter 6 evaluates every arm (a multiplier of the logits and an initial size of
+W_Q and W_K, at one key width d_k) at one learning rate per optimizer, chosen
+before the evaluation on other seeds: this pilot trains each arm at every rate of
+the ladder on the pilot seeds and applies the chapter's rule, the lowest final
+loss (mean of the last RULE_STEPS steps, averaged over the seeds; a run that
+diverged counts as infinitely bad). The design (arms, widths, ladder, seeds,
+rule, and the picks ``PILOT``) is read from the notebook's design cell, so it is
+stated once. The tool exits 1 if a pick differs from the notebook's, or if a
+pick lies at an end of the ladder (the ladder would not bracket it).
+
+It trains several thousand small runs: about 15 minutes of CPU per optimizer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import nbformat
+import torch
+
+from helpers import train_recall_runs
+from tools.notebook_format import NOTEBOOK_DIR
+
+NOTEBOOK = NOTEBOOK_DIR / "06_the_experiment.ipynb"
+MARKER = "PILOT = "  # the design cell is the code cell that assigns PILOT
+
+
+def design() -> dict:
+    """The names the notebook's design cell defines (it holds constants only)."""
+    cells = [c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "code" and MARKER in c.source]
+    if len(cells) != 1:
+        raise SystemExit(f"{NOTEBOOK.name}: expected one code cell that assigns PILOT, found {len(cells)}")
+    names: dict = {}
+    exec(compile(cells[0].source, f"{NOTEBOOK.name} (design cell)", "exec"), names)  # noqa: S102
+    return names
+
+
+def final_losses(losses: torch.Tensor, rule_steps: int) -> torch.Tensor:
+    """(R,) the mean loss of the last rule_steps steps; a diverged run (NaN) counts as infinite."""
+    value = losses[:, -rule_steps:].mean(dim=1)
+    return torch.where(value.isnan(), torch.tensor(math.inf), value)
+
+
+def pilot(optimizer: str, names: dict) -> dict[tuple[str, int], float]:
+    """The rule's pick for every (arm, d_k), printing the mean final loss at each rate."""
+    arms, widths, ladder, seeds = names["ARMS"], names["D_KS_TRAIN"], names["LADDER"][optimizer], names["PILOT_SEEDS"]
+    runs = [(arm, d_k, lr, seed) for arm in arms for d_k in widths for lr in ladder for seed in seeds]
+    history = train_recall_runs(
+        [arms[arm][0](d_k) for arm, d_k, _, _ in runs],
+        [lr for _, _, lr, _ in runs],
+        [seed for *_, seed in runs],
+        optimizer,
+        steps=names["STEPS"],
+        d_k=[d_k for _, d_k, _, _ in runs],
+        qk_gain=[arms[arm][1](d_k) for arm, d_k, _, _ in runs],
+    )
+    losses = final_losses(history.loss, names["RULE_STEPS"]).view(len(arms), len(widths), len(ladder), len(seeds))
+    picks = {}
+    print(f"\n{optimizer}: mean final loss over {len(seeds)} pilot seeds; * marks the pick")
+    print(f"{'arm':8}{'d_k':>5}  " + "".join(f"{lr:>9g}" for lr in ladder))
+    for i, arm in enumerate(arms):
+        for j, d_k in enumerate(widths):
+            mean = losses[i, j].mean(dim=1)  # (rates,)
+            best = int(mean.argmin())
+            picks[arm, d_k] = ladder[best]
+            cells = "".join(f"{v:>8.3g}{'*' if k == best else ' '}" for k, v in enumerate(mean.tolist()))
+            print(f"{arm:8}{d_k:>5}  {cells}")
+    return picks
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("optimizers", nargs="*", choices=["sgd", "adam"], default=["sgd", "adam"])
+    args = parser.parse_args()
+    names = design()
+    torch.set_num_threads(1)  # small matmuls: one thread is fastest (helpers.train_recall_runs)
+    failed = False
+    for optimizer in args.optimizers:
+        ladder = names["LADDER"][optimizer]
+        for (arm, d_k), lr in pilot(optimizer, names).items():
+            expected = names["PILOT"][optimizer][arm][names["D_KS_TRAIN"].index(d_k)]
+            if lr in (ladder[0], ladder[-1]):
+                print(f"{optimizer} {arm} d_k={d_k}: the pick {lr:g} is at an end of the ladder")
+                failed = True
+            if lr != expected:
+                print(f"{optimizer} {arm} d_k={d_k}: the pilot picks {lr:g}, the notebook says {expected:g}")
+                failed = True
+    print("\nevery pick matches the notebook's PILOT" if not failed else "\nthe notebook's PILOT is stale")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
