@@ -33,6 +33,7 @@ from pathlib import Path
 
 import yaml
 from docutils import nodes
+from docutils.parsers.rst import Directive
 from jinja2 import Template
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
@@ -242,9 +243,14 @@ def collect(app, pagename, templatename, context, doctree):
     (cache / f"{pagename.split('/')[-1]}.json").write_text(json.dumps(record), encoding="utf-8")
 
 
-def write_deck(path: Path, title: str, slides: list[tuple[str, str]]) -> None:
+def write_deck(path: Path, title: str, slides: list[tuple[str, str]], lang: str = "en") -> None:
     template = Template((HERE / "deck.html.j2").read_text(encoding="utf-8"))
-    path.write_text(template.render(title=title, slides=slides), encoding="utf-8")
+    path.write_text(template.render(title=title, slides=slides, lang=lang), encoding="utf-8")
+
+
+def html_lang(app) -> str:
+    """The decks' ``<html lang>``: the edition's language as the pages declare it (zh_CN: zh-CN)."""
+    return (app.config.language or "en").replace("_", "-")
 
 
 def write_decks(app, exception):
@@ -271,7 +277,9 @@ def write_decks(app, exception):
         title, slides = record["title"], [Slide(**s) for s in record["slides"]]
         deck = [(title.replace("<h1>", '<h1 class="deck-title">'), "")]
         deck += [("\n".join(s.blocks), s.notes) for s in slides]
-        write_deck(out / f"{page.split('/')[-1]}.html", plain_title(re.sub(r"<[^>]+>", "", title)), deck)
+        write_deck(
+            out / f"{page.split('/')[-1]}.html", plain_title(re.sub(r"<[^>]+>", "", title)), deck, html_lang(app)
+        )
         lecture += [("\n".join(s.lecture_blocks), s.notes) for s in slides if s.lecture]
     if lecture:
         frame = yaml.safe_load(LECTURE.read_text(encoding="utf-8"))
@@ -283,7 +291,8 @@ def write_decks(app, exception):
             ),
             frame_slide(frame["anchor"], out),
         ]
-        write_deck(out / "lecture.html", frame["title"], opening + lecture + [frame_slide(frame["closing"], out)])
+        closing = [frame_slide(frame["closing"], out)]
+        write_deck(out / "lecture.html", frame["title"], opening + lecture + closing, html_lang(app))
 
 
 LECTURE = ROOT / "book" / "lecture.yml"
@@ -312,8 +321,119 @@ def frame_slide(spec: dict, out: Path) -> tuple[str, str]:
     return body, _text(spec["notes"])
 
 
+# --- 5. Links to the kit from the book's pages ----------------------------------------------
+# The decks and the PDFs are not Sphinx documents: they are written after the pages
+# (write_decks; tools/print_pdf.py), at fixed places in the site. ``{kit}`text <slides/lecture.html>```
+# links one of them, relative to the page, in either edition (the Chinese site has its own
+# decks and PDFs under zh/); a path outside KIT_PATHS is a build error, and
+# tests/test_lecture.py opens every such link in the built site.
+PDFS = {  # file in the site's lecture/ folder: what it is
+    "lecture.pdf": "the lecture deck, one 16:9 slide a page",
+    "lecture-notes.pdf": "the lecture deck with its speaker notes",
+    "cheatsheet.pdf": "the cheat sheet, one page",
+    "quiz.pdf": "the quiz for students",
+    "quiz-answers.pdf": "the quiz's answer key",
+}
+
+
+def kit_paths() -> set[str]:
+    decks = {f"slides/{p.stem}.html" for p in chapter_notebooks()} | {"slides/lecture.html"}
+    return decks | {f"lecture/{name}" for name in PDFS}
+
+
+def kit_reference(env, docname: str, text: str, target: str, rawtext: str = "") -> nodes.reference:
+    from sphinx.util.osutil import relative_uri
+
+    uri = relative_uri(env.app.builder.get_target_uri(docname), target)
+    return nodes.reference(rawtext, text, refuri=uri, internal=False, classes=["kit-link"])
+
+
+def kit_role(name, rawtext, text, lineno, inliner, options=None, content=()):
+
+    match = re.fullmatch(r"(?s)(.*?)\s*<([^<>]+)>", text.strip())
+    label, target = (match.group(1), match.group(2)) if match else (text, text)
+    if target not in kit_paths():
+        message = inliner.reporter.error(f"{{kit}} links only the kit {sorted(kit_paths())}: {target!r}", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, message)], [message]
+    env = inliner.document.settings.env
+    return [kit_reference(env, env.docname, label, target, rawtext)], []
+
+
+class ChapterDecks(Directive):
+    """``{chapter-decks}``: a list of every chapter's deck, titled as the chapter (in the page's language)."""
+
+    has_content = False
+
+    def run(self):
+        return [chapter_decks_placeholder()]
+
+
+class chapter_decks_placeholder(nodes.General, nodes.Element):  # noqa: N801
+    pass
+
+
+def fill_chapter_decks(app, doctree, docname):
+    env = app.env
+    for placeholder in list(doctree.findall(chapter_decks_placeholder)):
+        items = nodes.bullet_list()
+        for notebook in chapter_notebooks():
+            page = f"notebooks/{notebook.stem}"
+            reference = kit_reference(env, docname, "", f"slides/{notebook.stem}.html")
+            # the chapter's title as its page shows it, math included
+            reference.extend(child.deepcopy() for child in env.titles[page].children)
+            paragraph = nodes.paragraph()
+            paragraph += reference
+            items += nodes.list_item("", paragraph)
+        placeholder.replace_self(items)
+
+
+# --- 6. The kit's PDFs, printed at the end of the build -------------------------------------
+KIT_PRINTED_FROM = ("slides/lecture.html", "book/cheatsheet.html", "book/quiz.html")
+
+
+def print_kit_pdfs(app, exception):
+    """Print the PDFs (tools/print_pdf.py) into the site's lecture/ folder, unless nothing they
+    are printed from has changed. Without Chromium the site is still built, with a message;
+    in CI (``CI`` set) that is an error, since the tests check every PDF."""
+    import hashlib
+    import os
+
+    from sphinx.errors import ExtensionError
+    from sphinx.util import logging
+
+    from tools import print_pdf
+
+    out = Path(app.outdir)
+    if exception is not None or app.builder.format != "html" or not (out / "slides" / "lecture.html").is_file():
+        return
+    log = logging.getLogger(__name__)
+    digest = hashlib.sha256()
+    for source in [out / p for p in KIT_PRINTED_FROM] + [HERE / "deck.js", HERE / "deck.css", Path(print_pdf.__file__)]:
+        digest.update(source.read_bytes())
+    stamp = Path(app.doctreedir) / "kit-pdfs.sha256"
+    if (
+        stamp.is_file()
+        and stamp.read_text() == digest.hexdigest()
+        and all((out / "lecture" / n).is_file() for n in PDFS)
+    ):
+        return
+    try:
+        print_pdf.print_kit(out, log=log.info)
+    except print_pdf.NoChromium as error:
+        if os.environ.get("CI"):
+            raise ExtensionError(f"the lecture kit's PDFs: {error}") from error
+        log.info(f"book_slides: the lecture kit's PDFs are not in this build: {error}")
+        return
+    stamp.write_text(digest.hexdigest())
+
+
 def setup(app):
     _install_cell_markers()
+    app.add_role("kit", kit_role)
+    app.add_directive("chapter-decks", ChapterDecks)
+    app.add_node(chapter_decks_placeholder)
+    app.connect("doctree-resolved", fill_chapter_decks)
     app.connect("html-page-context", collect)
     app.connect("build-finished", write_decks)
+    app.connect("build-finished", print_kit_pdfs)  # after write_decks: it prints the lecture deck
     return {"parallel_read_safe": True, "parallel_write_safe": False}
