@@ -199,3 +199,38 @@ def test_quiz_has_ten_questions_answered_with_computed_numbers(kit):
     students = " ".join(p.extract_text() for p in PdfReader(kit[""] / "quiz.pdf").pages)
     key = " ".join(p.extract_text() for p in PdfReader(kit[""] / "quiz-answers.pdf").pages)
     assert len(key) > len(students), "the teacher's key prints the answers the students' copy folds"
+
+
+def test_the_lecture_selection_is_data_that_matches_the_notebooks():
+    """book/lecture.yml lists the lecture's cells by id: each exists and can be a slide; the notes'
+    minutes run from 0:00 to 1:30 without a gap or an overlap; at most 40 slides before splitting."""
+    import sys
+
+    import yaml
+
+    from tools.notebook_format import is_plumbing, read, tags
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from book_slides import NEVER_ON_SLIDES  # noqa: PLC0415  (Sphinx loads it from book/_ext)
+
+    frame = yaml.safe_load((PAGES / "lecture.yml").read_text(encoding="utf-8"))
+    problems, notes = [], [frame["title_notes"], frame["anchor"]["notes"]]
+    for stem, entries in frame["slides"].items():
+        cells = {c.get("id"): c for c in read(ROOT / "notebooks" / f"{stem}.ipynb").cells}
+        for entry in entries:
+            cell = cells.get(entry["cell"])
+            if cell is None:
+                problems.append(f"{stem}: no cell {entry['cell']!r}")
+            elif set(tags(cell)) & NEVER_ON_SLIDES or (cell.cell_type == "code" and is_plumbing(cell.source)):
+                problems.append(f"{stem}: cell {entry['cell']!r} never becomes a slide")
+            if not str(entry.get("notes", "")).strip():
+                problems.append(f"{stem}: cell {entry['cell']!r} has no speaker notes")
+            notes.append(str(entry.get("notes", "")))
+    notes.append(frame["closing"]["notes"])
+    assert not problems, "\n".join(problems)
+    assert len(notes) <= MAX_LECTURE_SLIDES, f"{len(notes)} slides (at most {MAX_LECTURE_SLIDES})"
+    spans = [re.match(r"(\d+):(\d\d)-(\d+):(\d\d)\.", n) for n in notes]
+    minutes = [(int(m[1]) * 60 + int(m[2]), int(m[3]) * 60 + int(m[4])) for m in spans if m]
+    assert minutes[0][0] == 0 and minutes[-1][1] == 90, minutes
+    gaps = [(a, b) for a, b in zip(minutes, minutes[1:], strict=False) if a[1] != b[0]]
+    assert not gaps, f"the notes' minutes do not chain: {gaps}"

@@ -56,7 +56,6 @@ REVEAL_PARTS = (
 )
 MARKER = "nb-cell-marker"
 NEVER_ON_SLIDES = {"hide-input", "hide-cell", "remove-cell", "remove-input", "hide-output"}
-LECTURE_TAG = "lecture"
 
 
 # --- 1. A marker at the start of every markdown cell ---------------------------------------
@@ -182,12 +181,13 @@ class Slide:
     blocks: list[str] = field(default_factory=list)
     notes: str = ""
     lecture: bool = False
-    # the lecture shows what a code cell computes, not its code (cell metadata "lecture_code": true keeps it)
+    # the lecture shows what a code cell computes, not its code (book/lecture.yml's `code: true` keeps it)
     lecture_blocks: list[str] = field(default_factory=list)
 
 
 def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, list[Slide]]:
     notebook = read(ROOT / f"{page}.ipynb")
+    selection = {entry["cell"]: entry for entry in lecture_selection().get(page.split("/")[-1], [])}
     by_cell: dict[int, list[Block]] = {}
     title = ""
     for block in cell_blocks(doctree):
@@ -201,8 +201,9 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
             continue
         if cell.cell_type == "code" and (is_plumbing(cell.source) or "use_book_style()" in cell.source):
             continue  # checks and the standard setup cell stay in the book
-        lecture = LECTURE_TAG in tags(cell)
-        notes = html.escape(cell.metadata.get("notes", ""))
+        chosen = selection.get(cell.get("id"))
+        lecture = chosen is not None
+        notes = notes_text(builder.env, chosen["notes"]) if chosen else ""
         new_slide = not slides or slide_type in ("slide", "subslide") or lecture
         if new_slide:
             slides.append(Slide(index, notes=notes, lecture=lecture))
@@ -218,7 +219,7 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
             elif block.kind == "code":
                 slides[-1].blocks.extend(render_code(builder, block, page))
                 if lecture:
-                    show_code = bool(cell.metadata.get("lecture_code"))
+                    show_code = bool(chosen.get("code"))
                     slides[-1].lecture_blocks.extend(render_code(builder, block, page, with_input=show_code))
                 continue
             else:
@@ -297,6 +298,40 @@ def write_decks(app, exception):
 
 LECTURE = ROOT / "book" / "lecture.yml"
 GLUE_IN_TEXT = re.compile(r"\{glue:text\}`([\w]+)::(\w+)`")
+# the notes' roles (tests/test_summary_trace.py): a glued value, a claim, a section
+NOTE_GLUE = re.compile(r"\{glue:text\}`(?:\.\./notebooks/)?([\w]+)(?:\.ipynb)?::(\w+)(?::([^`]*))?`")
+NOTE_REF = re.compile(r"\{ref\}`([^`<]*?)\s*<[^`>]+>`")
+NOTE_NUMREF = re.compile(r"\{numref\}`([^`<]*?)\s*<([^`>]+)>`")
+TEX = [(r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"d_k", "dₖ"), (r"\^\\top", "ᵀ"), (r"\\[,;!]", ""), (r"\\cdot", "·")]
+
+
+def lecture_selection() -> dict[str, list[dict]]:
+    """book/lecture.yml's ``slides``: per chapter, the cells of the lecture with their notes."""
+    return yaml.safe_load(LECTURE.read_text(encoding="utf-8")).get("slides", {})
+
+
+def glued_value(stem: str, name: str, spec: str | None = None) -> str:
+    value = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{stem}.ipynb"))}[name]
+    if spec and spec != "s":
+        return format(float(value), spec)
+    return value
+
+
+def notes_text(env, text: str) -> str:
+    """Speaker notes as the speaker view shows them: plain text, with each glued value pasted, each
+    claim or section link as its text (a section's number as the book numbers it), math as symbols."""
+
+    def section(match: re.Match) -> str:
+        label = match.group(2)
+        docname, anchor, _ = env.domaindata["std"]["labels"].get(label, ("", "", ""))
+        numbers = env.toc_secnumbers.get(docname, {}).get(f"#{anchor}")
+        return match.group(1).replace("%s", ".".join(map(str, numbers))) if numbers else label
+
+    text = NOTE_GLUE.sub(lambda m: glued_value(m.group(1), m.group(2), m.group(3)), text)
+    text = NOTE_NUMREF.sub(section, NOTE_REF.sub(lambda m: m.group(1), text))
+    for pattern, plain in TEX:
+        text = re.sub(pattern, plain, text)
+    return html.escape(re.sub(r"\$([^$]+)\$", r"\1", text))
 
 
 def _text(text: str) -> str:
