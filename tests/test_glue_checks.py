@@ -20,14 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, read, tags
+from tools.notebook_format import GLUE_DIRECTIVE, ROOT, chapter_notebooks, glue_roles, glued_outputs, read, tags
 
 NOT_COMPARED = {"nbval-ignore-output", "nbval-skip", "raises-exception"}
 PAGES = sorted((ROOT / "book").glob("*.md"))
-REFERENCE = re.compile(
-    r"\{glue(?::\w+)?\}`(?:[^`]*?::)?([A-Za-z0-9_]+)[^`]*`|\{glue(?::\w+)?\}\s+(?:[^\s]*?::)?([A-Za-z0-9_]+)"
-    r"|_generated/([A-Za-z0-9_]+)\.png"
-)
+GENERATED_FIGURE = re.compile(r"_generated/([A-Za-z0-9_]+)\.png")  # a glued figure on another page (glued_figures.py)
 
 
 def sanitize_patterns() -> list[re.Pattern[str]]:
@@ -102,7 +99,11 @@ def references() -> set[str]:
         for cell in read(path).cells:
             texts.append(cell.source if cell.cell_type == "markdown" else "")
             texts.append(str(cell.metadata.get("mystnb", "")))
-    return {name for text in texts for match in REFERENCE.finditer(text) for name in match.groups() if name}
+    used: set[str] = set()
+    for text in texts:
+        used |= {role.key for role in glue_roles(text)}
+        used |= set(GLUE_DIRECTIVE.findall(text)) | set(GENERATED_FIGURE.findall(text))
+    return used
 
 
 @pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)

@@ -15,10 +15,9 @@ import pytest
 
 from tools import claims
 from tools.locale import CATALOGS, ZH_NOTEBOOKS, catalog, chinese_notebook
-from tools.notebook_format import ROOT, chapter_notebooks, read
+from tools.notebook_format import ROLE, ROOT, chapter_notebooks, read
 
 PO_FILES = sorted(CATALOGS.rglob("*.po"))
-ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")  # {glue:text}`key`, {term}`x <y>`, {eq}`eq-x`, {ref}`sec-x`, {cite}`k`
 MATH = re.compile(r"\$\$.*?\$\$|\$[^$]+\$", re.S)
 CODE = re.compile(r"(?<![`}])`[^`\n]+`")
 LINK = re.compile(r"\]\(([^)]+)\)")

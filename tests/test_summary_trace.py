@@ -26,12 +26,11 @@ import pytest
 import yaml
 
 from tools import claims
-from tools.notebook_format import ROOT, chapter_notebooks, read
+from tools.notebook_format import ROLE, ROOT, chapter_notebooks, read
 
 BOOK = ROOT / "book"
 TRACE = re.compile(r"\{ref\}`(C\d\.\d+) <(claim-c\d-\d+)>`|\{numref\}`§%s <([\w-]+)>`")
 REFERENCE = re.compile(r"\{(?:ref|numref|doc|eq)\}`(?:[^`<]*<)?([^`<>]+?)>?`")
-ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")
 MATH = re.compile(r"\$\$.*?\$\$|\$[^$]+\$", re.S)
 CODE = re.compile(r"`[^`]+`")
 BARE_CLAIM = re.compile(r"\bC(\d)\.(\d+)\b")

@@ -106,9 +106,27 @@ def test_helpers_the_environment_and_the_point_are_in_the_stamp(notebook_copy, m
     monkeypatch.delenv("BOOK_SEED_OFFSET")
     monkeypatch.setenv("BOOK_SITE_BUILD_ID", "a build of the site changes nothing a notebook computes")
     assert portability.stamp_key(notebook_copy, POINT, root) == before
-    with (root / "helpers" / "softmax.py").open("a") as helper:  # a one-line edit to helpers/
+    with (root / "helpers" / "training.py").open("a") as helper:  # a module chapter 1 never reaches
+        helper.write("# one more line\n")
+    assert portability.stamp_key(notebook_copy, POINT, root) == before
+    with (root / "helpers" / "softmax.py").open("a") as helper:  # a one-line edit to a module it calls
         helper.write("# one more line\n")
     assert portability.stamp_key(notebook_copy, POINT, root) != before
+
+
+def test_a_stamp_holds_the_helpers_a_notebook_reaches():
+    reached = portability.helpers_reached(["import helpers\nhelpers.softmax_entropy(x)"])
+    # softmax_entropy is defined in softmax.py; every run reads the package, glue, seeds and checks
+    assert {"__init__.py", "softmax.py", "book.py", "device.py", "_validate.py"} <= reached
+    assert "training.py" not in reached
+    # through imports between modules: scales.py calls attention.py and softmax.py
+    assert {"scales.py", "attention.py", "softmax.py"} <= portability.helpers_reached(
+        ["from helpers import attention_statistics_at_init"]
+    )
+    assert "diagnostics.py" in portability.helpers_reached(["from helpers import diagnostics"])
+    # a name it cannot trace counts every file (a stale stamp costs a rerun; a wrong one skips a run)
+    everything = {p.name for p in (ROOT / "helpers").iterdir() if p.is_file()}
+    assert portability.helpers_reached(["helpers.a_name_not_exported_yet()"]) == everything
 
 
 # --- a failing cell is readable ----------------------------------------------------------------

