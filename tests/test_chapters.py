@@ -57,6 +57,44 @@ def test_main_path_reads_in_ten_minutes(path):
     )
 
 
+MAIN_PATH_CODE_LINES = 80  # visible code on the site (CONVENTIONS.md item 2): the rest is one click away
+# Chapters whose owners are still folding their plotting and bookkeeping (issues 24, 25); remove each entry when its
+# chapter lands within the budget (the test then reports XPASS for it).
+PENDING_CODE_BUDGET = {"04_what_the_scale_does", "05_why_sqrt_dk", "06_the_experiment", "07_pitfalls"}
+PENDING_CODE_BUDGET |= {"07b_advanced_questions"}
+
+
+def visible_code_lines(notebook: nbformat.NotebookNode) -> int:
+    """Non-blank source lines of the code cells the site shows unfolded."""
+    from tools.notebook_format import FOLD_TAGS, tags
+
+    return sum(
+        1
+        for cell in notebook.cells
+        if cell.cell_type == "code" and not set(tags(cell)) & set(FOLD_TAGS)
+        for line in cell.source.splitlines()
+        if line.strip()
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(reason="over the code budget until its owner folds it", strict=False))
+        if p.stem in PENDING_CODE_BUDGET
+        else p
+        for p in NOTEBOOKS
+    ],
+    ids=lambda p: p.stem,
+)
+def test_main_path_shows_little_code(path):
+    lines = visible_code_lines(nbformat.read(path, as_version=4))
+    assert lines <= MAIN_PATH_CODE_LINES, (
+        f"{lines} visible lines of code on the main path (at most {MAIN_PATH_CODE_LINES}): keep the cells that are "
+        "the measurement visible, and fold plotting, table formatting and bookkeeping (hide-input, with a label)"
+    )
+
+
 def png_size(data: str) -> tuple[int, int]:
     import base64
     import struct

@@ -298,9 +298,8 @@ def test_the_explorer_is_on_the_landing_page_in_both_editions(built_site):
     assert "book/index.html" in pages and "zh/book/index.html" in pages, pages
 
 
-@pytest.mark.xfail(strict=True, reason="chapter 3 does not place the explorer yet (issue 28)")
 def test_the_full_explorer_is_on_chapter_3_in_both_editions(built_site):
-    """Strict: once chapter 3 has it, this passes, and the marker must go."""
+    """Chapter 3 places the full explorer (anchor #scale-explorer, which the landing page links) in both editions."""
     pages = explorer_pages(built_site)
     assert PAGES["chapter 3"] in pages and f"zh/{PAGES['chapter 3']}" in pages, pages
     for page in (PAGES["chapter 3"], f"zh/{PAGES['chapter 3']}"):

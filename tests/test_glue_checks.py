@@ -106,8 +106,15 @@ def references() -> set[str]:
     return used
 
 
+def wide_layouts(notebook) -> set[str]:
+    """The `<figure name>_wide` glues of a notebook's named figures: the site shows them in the figure's place on a
+    desktop and the decks on a slide (CONVENTIONS.md item 3), so no page names them."""
+    names = {cell.metadata.get("mystnb", {}).get("figure", {}).get("name", "") for cell in notebook.cells}
+    return {name.replace("-", "_") + "_wide" for name in names if name}
+
+
 @pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
 def test_every_glued_value_is_used(path: Path):
-    used = references()
+    used = references() | wide_layouts(read(path))
     unused = sorted({g.name for g in glued_outputs(read(path))} - used)
     assert not unused, f"{path.name} glues values that no page, caption or ledger entry shows: {unused}"

@@ -167,7 +167,8 @@ def test_plain_titles_for_tabs_and_print():
 
 def test_glued_values_were_all_pasted(pages):
     for page in pages:
-        text = page.read_text(encoding="utf-8")
+        # code blocks may quote a role (the helpers page shows helpers/book.py, which writes them)
+        text = re.sub(r"<pre\b.*?</pre>", "", page.read_text(encoding="utf-8"), flags=re.S)
         assert "{glue:" not in text and "glue:text" not in text, page.name
 
 

@@ -32,7 +32,8 @@ CHROMIUM_FLAGS = [
 # - Font Awesome has swapped every icon <i> for its <svg>, in an animation frame of its own;
 # - pydata-sphinx-theme makes each scrollable code block, output and table focusable on load
 #   and again 300 ms after the content changes (MathJax's typesetting changes it): every such
-#   region that scrolls is focusable.
+#   region that scrolls is focusable;
+# - book/_assets/site.js has marked every table box that scrolls sideways.
 SETTLE_PROMISES = """async () => {
     if (document.readyState !== 'complete') await new Promise(r => window.addEventListener('load', r, {once: true}));
     await document.fonts.ready;
@@ -51,6 +52,11 @@ SETTLED = """() => {
     for (const e of theme ? document.querySelectorAll(regions) : []) {
         const scrolls = e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight;
         if (scrolls && e.tabIndex < 0 && e.offsetParent !== null) return false;
+    }
+    // book/_assets/site.js marks a table box that scrolls (data-overflow) from a ResizeObserver:
+    // wait until every mark agrees with the box's geometry
+    for (const w of document.querySelectorAll('.table-scroll')) {
+        if ((w.scrollWidth > w.clientWidth) !== w.hasAttribute('data-overflow')) return false;
     }
     return document.fonts.status === 'loaded';
 }"""
