@@ -25,7 +25,7 @@ help:
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
 	@echo "make slides   build the site with its reveal.js decks (_build/html/slides, offline)"
-	@echo "make lecture  the lecture kit: deck, cheat sheet and quiz PDFs (_build/lecture)"
+	@echo "make lecture  the lecture kit: decks, deck/cheat sheet/quiz PDFs (_build/html/lecture)"
 	@echo "make locale   refresh the Chinese edition's catalogs (locales/zh_CN) and notebooks after English edits"
 	@echo "make tidy     rewrite what is derived: folds, verdict boxes, the claims ledger page, the learner notebooks"
 	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
@@ -68,11 +68,11 @@ locale: setup
 # system's packages where we may install them (without the recommended extras: Debian's
 # chromium would otherwise pull in samba, cups and avahi).
 browser:
-	@if command -v chromium >/dev/null && fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then :; \
+	@if command -v chromium >/dev/null && command -v pdftoppm >/dev/null && fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "Installing Chromium and fonts-noto-cjk (apt-get) for the browser tests"; \
+		echo "Installing Chromium, fonts-noto-cjk and poppler-utils (apt-get) for the browser tests and PDFs"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			chromium fonts-noto-cjk >/dev/null; \
+			chromium fonts-noto-cjk poppler-utils >/dev/null; \
 	else echo "No Chromium and no way to install it here: the browser tests will be skipped"; fi
 
 # Everything, from scratch, in stages side by side on the cores (tools/suite.py): both
@@ -111,11 +111,11 @@ gpu-check: setup
 slides: book
 	@echo "Slides: $(CURDIR)/_build/html/slides/ (lecture.html: the 90-minute lecture)"
 
-# The lecture kit, offline: the deck (part of the site), the cheat sheet and the quiz as PDFs.
-lecture: book browser
-	$(BIN)/python -m tools.print_pdf
-	@echo "Lecture deck: $(CURDIR)/_build/html/slides/lecture.html"
-	@echo "Quiz (with folded answers): $(CURDIR)/_build/html/book/quiz.html"
+# The lecture kit, offline, part of the site in both editions: the decks, and the PDFs that each
+# edition's build prints at its end with Chromium (book/_ext/book_slides.py, tools/print_pdf.py).
+lecture: browser book
+	@echo "For teachers: $(CURDIR)/_build/html/book/teachers.html"
+	@echo "Lecture deck: $(CURDIR)/_build/html/slides/lecture.html; PDFs: $(CURDIR)/_build/html/lecture/"
 
 # The learner's route: only Python. A light environment of its own, from binder/requirements.txt
 # (torch's CPU build, matplotlib, JupyterLab and the book's helpers): no npm, no Chromium, none of

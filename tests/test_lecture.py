@@ -1,17 +1,55 @@
-"""The lecture kit: the cheat sheet prints on exactly one page with the book's computed
-numbers, and the quiz has at least ten questions, each answered with a computed number."""
+"""The lecture kit, as the built site ships it: the "For teachers" page in both editions,
+two clicks from the landing page, links every deck and PDF, and every link opens; the PDFs
+(printed by the build, tools/print_pdf.py) have the pages and sizes they should, and render;
+the cheat sheet prints on exactly one page with the book's computed numbers, and the quiz has
+at least ten questions, each answered with a computed number."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
-import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin
 
 import pytest
 
+from tests.browser import EDITIONS, SCREENSHOTS
 from tools.notebook_format import ROOT, glue_roles
 
 PAGES = ROOT / "book"
+PDFS = ("lecture.pdf", "lecture-notes.pdf", "cheatsheet.pdf", "quiz.pdf", "quiz-answers.pdf")
+KIT = ("slides/lecture.html", *(f"lecture/{name}" for name in PDFS))
+MAX_LECTURE_SLIDES = 40  # as tests/test_slides.py
+# (width, height) of a page in PostScript points: the deck is 1280 x 720 CSS px (16:9), the notes
+# version adds a 400 px band; the rest is A4
+PAGE_SIZES = {
+    "lecture.pdf": (960, 540),
+    "lecture-notes.pdf": (960, 840),
+    "cheatsheet.pdf": (595.9, 842.9),
+    "quiz.pdf": (595.9, 842.9),
+    "quiz-answers.pdf": (595.9, 842.9),
+}
+
+
+class Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        href = dict(attrs).get("href")
+        if tag == "a" and href and not re.match(r"[a-z]+:|//|#", href):
+            self.hrefs.append(href)
+
+
+def links(site: Path, page: str) -> set[str]:
+    """The pages and files ``page`` (a path in ``site``) links, as paths in ``site``."""
+    parser = Links()
+    parser.feed((site / page).read_text(encoding="utf-8"))
+    return {urldefrag(urljoin(page, href)).url for href in parser.hrefs}
 
 
 def computed_numbers(text: str) -> list[str]:
@@ -20,11 +58,118 @@ def computed_numbers(text: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def printed(built_site, browser):
-    """`make lecture`'s PDFs, printed from the freshly built site."""
-    result = subprocess.run([sys.executable, "-m", "tools.print_pdf"], cwd=ROOT, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return ROOT / "_build" / "lecture"
+def kit(built_site) -> dict[str, Path]:
+    """Each edition's folder of PDFs, as the build printed them (book/_ext/book_slides.py)."""
+    folders = {edition: built_site / edition / "lecture" for edition in EDITIONS}
+    missing = [
+        f"{edition}lecture/{name}"
+        for edition, folder in folders.items()
+        for name in PDFS
+        if not (folder / name).is_file()
+    ]
+    assert not missing, f"the build printed no {missing}: is Chromium installed (make browser)?"
+    return folders
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_for_teachers_is_two_clicks_from_the_landing_page(built_site, kit, edition):
+    landing = f"{edition}book/index.html"  # the site's index.html redirects there
+    assert "book/index.html" in (built_site / edition / "index.html").read_text(encoding="utf-8")
+    teachers = f"{edition}book/teachers.html"
+    one_click = links(built_site, landing)
+    assert teachers in one_click, f"{landing} does not link {teachers}"
+    pages = [p for p in one_click if p.endswith(".html") and (built_site / p).is_file()]
+    two_clicks = set().union(*(links(built_site, p) for p in pages))
+    wanted = {f"{edition}{path}" for path in KIT}
+    assert wanted <= two_clicks | one_click, f"not within two clicks of {landing}: {sorted(wanted - two_clicks)}"
+    linked = links(built_site, teachers)
+    assert wanted <= linked, f"{teachers} does not link {sorted(wanted - linked)}"
+    decks = {p for p in linked if "/slides/" in f"/{p}"}
+    assert len(decks) >= 9, f"{teachers} links {len(decks)} decks: the lecture and one per chapter"
+    broken = sorted(p for p in linked if not (built_site / p).is_file())
+    assert not broken, f"{teachers} links files the site does not have: {broken}"
+
+
+def test_the_instructor_guide_links_the_kit(built_site):
+    for edition in EDITIONS:
+        linked = links(built_site, f"{edition}book/instructor_guide.html")
+        assert f"{edition}slides/lecture.html" in linked and f"{edition}book/teachers.html" in linked
+    source = (PAGES / "instructor_guide.md").read_text(encoding="utf-8")
+    assert "_build/html" not in source, "the guide names a build path instead of linking the deck"
+    teachers = (PAGES / "teachers.md").read_text(encoding="utf-8").lower()
+    for needed in ("softmax", "backpropagation", "variance"):  # the prerequisites, stated on both pages
+        assert needed in source.lower() and needed in teachers, needed
+
+
+def test_the_chinese_decks_declare_their_language(built_site):
+    for deck in sorted((built_site / "zh" / "slides").glob("*.html")):
+        assert '<html lang="zh-CN">' in deck.read_text(encoding="utf-8"), deck.name
+    for deck in sorted((built_site / "slides").glob("*.html")):
+        assert '<html lang="en">' in deck.read_text(encoding="utf-8"), deck.name
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_pdfs_have_their_pages_and_sizes(kit, edition):
+    from pypdf import PdfReader
+
+    folder = kit[edition]
+    pages = {}
+    for name in PDFS:
+        path = folder / name
+        reader = PdfReader(path)
+        pages[name] = len(reader.pages)
+        assert 20_000 < path.stat().st_size < 8_000_000, f"{edition}{name}: {path.stat().st_size} bytes"
+        for number, page in enumerate(reader.pages, 1):
+            size = (float(page.mediabox.width), float(page.mediabox.height))
+            assert all(abs(a - b) < 1.5 for a, b in zip(size, PAGE_SIZES[name], strict=True)), (
+                f"{name} p. {number}: {size} pt"
+            )
+    assert 10 <= pages["lecture.pdf"] <= MAX_LECTURE_SLIDES, pages
+    assert pages["lecture-notes.pdf"] == pages["lecture.pdf"], "one notes page per slide"
+    assert pages["cheatsheet.pdf"] == 1, pages
+    assert 2 <= pages["quiz.pdf"] <= 6 and 2 <= pages["quiz-answers.pdf"] <= 8, pages
+
+
+def test_the_students_quiz_has_a_name_line_and_no_teacher_text(kit):
+    from pypdf import PdfReader
+
+    for edition, name_word in (("", "Name:"), ("zh/", "姓名:")):
+        students = " ".join(p.extract_text() for p in PdfReader(kit[edition] / "quiz.pdf").pages)
+        key = " ".join(p.extract_text() for p in PdfReader(kit[edition] / "quiz-answers.pdf").pages)
+        assert name_word in students.replace(" ", "").replace("：", ":"), f"{edition}quiz.pdf has no name line"
+        html = (kit[edition].parent / "book" / "quiz.html").read_text(encoding="utf-8")
+        teacher = re.search(r'<div class="teacher-only[^"]*">\s*<p>(.{30})', html, flags=re.S)
+        assert teacher, "the quiz page marks its teacher's note (.teacher-only)"
+        opening = re.sub(r"<[^>]+>|\s+", "", teacher.group(1))[:20]
+        assert opening not in re.sub(r"\s+", "", students), f"{edition}quiz.pdf prints the teacher's note"
+        assert "Contents" not in students and "目录" not in students, "site chrome on the students' quiz"
+        assert len(key) > len(students), "the key prints the answers the students' copy leaves blank"
+
+
+def test_pdf_pages_render(kit):
+    """Render pages of every PDF to PNG (poppler's pdftoppm) for a look, in _build/screenshots/lecture/;
+    a page that renders blank fails."""
+    if shutil.which("pdftoppm") is None:
+        reason = "no pdftoppm (Debian: apt-get install poppler-utils; `make browser` installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI renders the PDFs: {reason}")
+        pytest.skip(reason)
+    from PIL import Image
+
+    out = SCREENSHOTS / "lecture"
+    out.mkdir(parents=True, exist_ok=True)
+    blank = []
+    for edition, folder in kit.items():
+        for name in PDFS:
+            stem = f"{edition.strip('/') or 'en'}-{Path(name).stem}"
+            subprocess.run(
+                ["pdftoppm", "-r", "40", "-png", "-f", "1", "-l", "4", str(folder / name), str(out / stem)], check=True
+            )
+            for png in sorted(out.glob(f"{stem}-*.png")):
+                low, high = Image.open(png).convert("L").getextrema()
+                if high - low < 100:
+                    blank.append(png.name)
+    assert not blank, f"blank pages: {blank}"
 
 
 def pasted_values(page: str, built_site) -> list[str]:
@@ -33,12 +178,12 @@ def pasted_values(page: str, built_site) -> list[str]:
     return re.findall(r'<span class="pasted-text">([^<]+)</span>', html)
 
 
-def test_cheat_sheet_is_one_page_with_the_computed_numbers(printed, built_site):
+def test_cheat_sheet_is_one_page_with_the_computed_numbers(kit, built_site):
     from pypdf import PdfReader
 
     source = (PAGES / "cheatsheet.md").read_text(encoding="utf-8")
     assert len(computed_numbers(source)) >= 5, "the cheat sheet quotes the book's computed numbers"
-    reader = PdfReader(printed / "cheatsheet.pdf")
+    reader = PdfReader(kit[""] / "cheatsheet.pdf")
     assert len(reader.pages) == 1, f"the cheat sheet prints on {len(reader.pages)} pages"
     text = re.sub(r"\s+", "", reader.pages[0].extract_text())
     values = pasted_values("cheatsheet", built_site)
@@ -47,7 +192,7 @@ def test_cheat_sheet_is_one_page_with_the_computed_numbers(printed, built_site):
     assert not missing, f"glued numbers missing from the PDF: {missing}"
 
 
-def test_quiz_has_ten_questions_answered_with_computed_numbers(printed):
+def test_quiz_has_ten_questions_answered_with_computed_numbers(kit):
     from pypdf import PdfReader
 
     source = (PAGES / "quiz.md").read_text(encoding="utf-8")
@@ -55,6 +200,41 @@ def test_quiz_has_ten_questions_answered_with_computed_numbers(printed):
     assert len(answers) >= 10, f"{len(answers)} folded answers (at least 10)"
     for _, answer in answers:
         assert computed_numbers(answer), f"an answer without a computed number: {answer[:80]!r}"
-    students = " ".join(p.extract_text() for p in PdfReader(printed / "quiz.pdf").pages)
-    key = " ".join(p.extract_text() for p in PdfReader(printed / "quiz-answers.pdf").pages)
+    students = " ".join(p.extract_text() for p in PdfReader(kit[""] / "quiz.pdf").pages)
+    key = " ".join(p.extract_text() for p in PdfReader(kit[""] / "quiz-answers.pdf").pages)
     assert len(key) > len(students), "the teacher's key prints the answers the students' copy folds"
+
+
+def test_the_lecture_selection_is_data_that_matches_the_notebooks():
+    """book/lecture.yml lists the lecture's cells by id: each exists and can be a slide; the notes'
+    minutes run from 0:00 to 1:30 without a gap or an overlap; at most 40 slides before splitting."""
+    import sys
+
+    import yaml
+
+    from tools.notebook_format import is_plumbing, read, tags
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from book_slides import NEVER_ON_SLIDES  # noqa: PLC0415  (Sphinx loads it from book/_ext)
+
+    frame = yaml.safe_load((PAGES / "lecture.yml").read_text(encoding="utf-8"))
+    problems, notes = [], [frame["title_notes"], frame["anchor"]["notes"]]
+    for stem, entries in frame["slides"].items():
+        cells = {c.get("id"): c for c in read(ROOT / "notebooks" / f"{stem}.ipynb").cells}
+        for entry in entries:
+            cell = cells.get(entry["cell"])
+            if cell is None:
+                problems.append(f"{stem}: no cell {entry['cell']!r}")
+            elif set(tags(cell)) & NEVER_ON_SLIDES or (cell.cell_type == "code" and is_plumbing(cell.source)):
+                problems.append(f"{stem}: cell {entry['cell']!r} never becomes a slide")
+            if not str(entry.get("notes", "")).strip():
+                problems.append(f"{stem}: cell {entry['cell']!r} has no speaker notes")
+            notes.append(str(entry.get("notes", "")))
+    notes.append(frame["closing"]["notes"])
+    assert not problems, "\n".join(problems)
+    assert len(notes) <= MAX_LECTURE_SLIDES, f"{len(notes)} slides (at most {MAX_LECTURE_SLIDES})"
+    spans = [re.match(r"(\d+):(\d\d)-(\d+):(\d\d)\.", n) for n in notes]
+    minutes = [(int(m[1]) * 60 + int(m[2]), int(m[3]) * 60 + int(m[4])) for m in spans if m]
+    assert minutes[0][0] == 0 and minutes[-1][1] == 90, minutes
+    gaps = [(a, b) for a, b in zip(minutes, minutes[1:], strict=False) if a[1] != b[0]]
+    assert not gaps, f"the notes' minutes do not chain: {gaps}"

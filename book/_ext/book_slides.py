@@ -33,6 +33,7 @@ from pathlib import Path
 
 import yaml
 from docutils import nodes
+from docutils.parsers.rst import Directive
 from jinja2 import Template
 from sphinx.errors import ExtensionError
 
@@ -66,7 +67,6 @@ REVEAL_PARTS = (
 )
 MARKER = "nb-cell-marker"
 NEVER_ON_SLIDES = {"hide-input", "hide-cell", "remove-cell", "remove-input", "hide-output"}
-LECTURE_TAG = "lecture"
 
 
 # --- 1. A marker at the start of every markdown cell ---------------------------------------
@@ -206,12 +206,13 @@ class Slide:
     blocks: list[str] = field(default_factory=list)
     notes: str = ""
     lecture: bool = False
-    # the lecture shows what a code cell computes, not its code (cell metadata "lecture_code": true keeps it)
+    # the lecture shows what a code cell computes, not its code (book/lecture.yml's `code: true` keeps it)
     lecture_blocks: list[str] = field(default_factory=list)
 
 
 def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, list[Slide]]:
     notebook = read(ROOT / f"{page}.ipynb")
+    selection = {entry["cell"]: entry for entry in lecture_selection().get(page.split("/")[-1], [])}
     by_cell: dict[int, list[Block]] = {}
     title = ""
     for block in cell_blocks(doctree):
@@ -225,8 +226,9 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
             continue
         if cell.cell_type == "code" and (is_plumbing(cell.source) or "use_book_style()" in cell.source):
             continue  # checks and the standard setup cell stay in the book
-        lecture = LECTURE_TAG in tags(cell)
-        notes = html.escape(cell.metadata.get("notes", ""))
+        chosen = selection.get(cell.get("id"))
+        lecture = chosen is not None
+        notes = notes_text(builder.env, chosen["notes"]) if chosen else ""
         new_slide = not slides or slide_type in ("slide", "subslide") or lecture
         if new_slide:
             slides.append(Slide(index, notes=notes, lecture=lecture))
@@ -242,7 +244,7 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
             elif block.kind == "code":
                 slides[-1].blocks.extend(render_code(builder, block, page))
                 if lecture:
-                    show_code = bool(cell.metadata.get("lecture_code"))
+                    show_code = bool(chosen.get("code"))
                     slides[-1].lecture_blocks.extend(render_code(builder, block, page, with_input=show_code))
                 continue
             else:
@@ -272,9 +274,14 @@ def collect(app, pagename, templatename, context, doctree):
     (cache / f"{pagename.split('/')[-1]}.json").write_text(json.dumps(record), encoding="utf-8")
 
 
-def write_deck(path: Path, title: str, slides: list[tuple[str, str]]) -> None:
+def write_deck(path: Path, title: str, slides: list[tuple[str, str]], lang: str = "en") -> None:
     template = Template((HERE / "deck.html.j2").read_text(encoding="utf-8"))
-    path.write_text(template.render(title=title, slides=slides), encoding="utf-8")
+    path.write_text(template.render(title=title, slides=slides, lang=lang), encoding="utf-8")
+
+
+def html_lang(app) -> str:
+    """The decks' ``<html lang>``: the edition's language as the pages declare it (zh_CN: zh-CN)."""
+    return (app.config.language or "en").replace("_", "-")
 
 
 def write_decks(app, exception):
@@ -301,7 +308,9 @@ def write_decks(app, exception):
         title, slides = record["title"], [Slide(**s) for s in record["slides"]]
         deck = [(title.replace("<h1>", '<h1 class="deck-title">'), "")]
         deck += [("\n".join(s.blocks), s.notes) for s in slides]
-        write_deck(out / f"{page.split('/')[-1]}.html", plain_title(re.sub(r"<[^>]+>", "", title)), deck)
+        write_deck(
+            out / f"{page.split('/')[-1]}.html", plain_title(re.sub(r"<[^>]+>", "", title)), deck, html_lang(app)
+        )
         lecture += [("\n".join(s.lecture_blocks), s.notes) for s in slides if s.lecture]
     if lecture:
         frame = yaml.safe_load(LECTURE.read_text(encoding="utf-8"))
@@ -313,24 +322,52 @@ def write_decks(app, exception):
             ),
             frame_slide(frame["anchor"], out),
         ]
-        write_deck(out / "lecture.html", frame["title"], opening + lecture + [frame_slide(frame["closing"], out)])
+        closing = [frame_slide(frame["closing"], out)]
+        write_deck(out / "lecture.html", frame["title"], opening + lecture + closing, html_lang(app))
 
 
 LECTURE = ROOT / "book" / "lecture.yml"
+# the notes' roles besides {glue:text} (tests/test_summary_trace.py): a claim, a section
+NOTE_REF = re.compile(r"\{ref\}`([^`<]*?)\s*<[^`>]+>`")
+NOTE_NUMREF = re.compile(r"\{numref\}`([^`<]*?)\s*<([^`>]+)>`")
+TEX = [(r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"d_k", "dₖ"), (r"\^\\top", "ᵀ"), (r"\\[,;!]", ""), (r"\\cdot", "·")]
+
+
+def lecture_selection() -> dict[str, list[dict]]:
+    """book/lecture.yml's ``slides``: per chapter, the cells of the lecture with their notes."""
+    return yaml.safe_load(LECTURE.read_text(encoding="utf-8")).get("slides", {})
+
+
+def notes_text(env, text: str) -> str:
+    """Speaker notes as the speaker view shows them: plain text, with each glued value pasted, each
+    claim or section link as its text (a section's number as the book numbers it), math as symbols."""
+
+    def section(match: re.Match) -> str:
+        label = match.group(2)
+        docname, anchor, _ = env.domaindata["std"]["labels"].get(label, ("", "", ""))
+        numbers = env.toc_secnumbers.get(docname, {}).get(f"#{anchor}")
+        return match.group(1).replace("%s", ".".join(map(str, numbers))) if numbers else label
+
+    text = paste_glue_roles(text, glued_value)
+    text = NOTE_NUMREF.sub(section, NOTE_REF.sub(lambda m: m.group(1), text))
+    for pattern, plain in TEX:
+        text = re.sub(pattern, plain, text)
+    return html.escape(re.sub(r"\$([^$]+)\$", r"\1", text))
+
+
+def glued_value(role: GlueRole) -> str:
+    notebook = role.notebook(LECTURE)
+    glued = {g.name: g.text for g in glued_outputs(read(notebook))} if notebook.is_file() else {}
+    if glued.get(role.key) is None:
+        raise ExtensionError(f"{LECTURE.name}: {role} names a value that {notebook.name} does not glue")
+    return str(glued[role.key])
 
 
 def _text(text: str) -> str:
     """Escaped plain text, with each {glue:text} role (written as on a page of book/) replaced by the
     value its notebook glued, formatted as the pages show it."""
 
-    def value(role: GlueRole) -> str:
-        notebook = role.notebook(LECTURE)
-        glued = {g.name: g.text for g in glued_outputs(read(notebook))} if notebook.is_file() else {}
-        if glued.get(role.key) is None:
-            raise ExtensionError(f"{LECTURE.name}: {role} names a value that {notebook.name} does not glue")
-        return str(glued[role.key])
-
-    return html.escape(paste_glue_roles(text, value))
+    return html.escape(paste_glue_roles(text, glued_value))
 
 
 def frame_slide(spec: dict, out: Path) -> tuple[str, str]:
@@ -345,8 +382,119 @@ def frame_slide(spec: dict, out: Path) -> tuple[str, str]:
     return body, _text(spec["notes"])
 
 
+# --- 5. Links to the kit from the book's pages ----------------------------------------------
+# The decks and the PDFs are not Sphinx documents: they are written after the pages
+# (write_decks; tools/print_pdf.py), at fixed places in the site. ``{kit}`text <slides/lecture.html>```
+# links one of them, relative to the page, in either edition (the Chinese site has its own
+# decks and PDFs under zh/); a path outside KIT_PATHS is a build error, and
+# tests/test_lecture.py opens every such link in the built site.
+PDFS = {  # file in the site's lecture/ folder: what it is
+    "lecture.pdf": "the lecture deck, one 16:9 slide a page",
+    "lecture-notes.pdf": "the lecture deck with its speaker notes",
+    "cheatsheet.pdf": "the cheat sheet, one page",
+    "quiz.pdf": "the quiz for students",
+    "quiz-answers.pdf": "the quiz's answer key",
+}
+
+
+def kit_paths() -> set[str]:
+    decks = {f"slides/{p.stem}.html" for p in chapter_notebooks()} | {"slides/lecture.html"}
+    return decks | {f"lecture/{name}" for name in PDFS}
+
+
+def kit_reference(env, docname: str, text: str, target: str, rawtext: str = "") -> nodes.reference:
+    from sphinx.util.osutil import relative_uri
+
+    uri = relative_uri(env.app.builder.get_target_uri(docname), target)
+    return nodes.reference(rawtext, text, refuri=uri, internal=False, classes=["kit-link"])
+
+
+def kit_role(name, rawtext, text, lineno, inliner, options=None, content=()):
+
+    match = re.fullmatch(r"(?s)(.*?)\s*<([^<>]+)>", text.strip())
+    label, target = (match.group(1), match.group(2)) if match else (text, text)
+    if target not in kit_paths():
+        message = inliner.reporter.error(f"{{kit}} links only the kit {sorted(kit_paths())}: {target!r}", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, message)], [message]
+    env = inliner.document.settings.env
+    return [kit_reference(env, env.docname, label, target, rawtext)], []
+
+
+class ChapterDecks(Directive):
+    """``{chapter-decks}``: a list of every chapter's deck, titled as the chapter (in the page's language)."""
+
+    has_content = False
+
+    def run(self):
+        return [chapter_decks_placeholder()]
+
+
+class chapter_decks_placeholder(nodes.General, nodes.Element):  # noqa: N801
+    pass
+
+
+def fill_chapter_decks(app, doctree, docname):
+    env = app.env
+    for placeholder in list(doctree.findall(chapter_decks_placeholder)):
+        items = nodes.bullet_list()
+        for notebook in chapter_notebooks():
+            page = f"notebooks/{notebook.stem}"
+            reference = kit_reference(env, docname, "", f"slides/{notebook.stem}.html")
+            # the chapter's title as its page shows it, math included
+            reference.extend(child.deepcopy() for child in env.titles[page].children)
+            paragraph = nodes.paragraph()
+            paragraph += reference
+            items += nodes.list_item("", paragraph)
+        placeholder.replace_self(items)
+
+
+# --- 6. The kit's PDFs, printed at the end of the build -------------------------------------
+KIT_PRINTED_FROM = ("slides/lecture.html", "book/cheatsheet.html", "book/quiz.html")
+
+
+def print_kit_pdfs(app, exception):
+    """Print the PDFs (tools/print_pdf.py) into the site's lecture/ folder, unless nothing they
+    are printed from has changed. Without Chromium the site is still built, with a message;
+    in CI (``CI`` set) that is an error, since the tests check every PDF."""
+    import hashlib
+    import os
+
+    from sphinx.errors import ExtensionError
+    from sphinx.util import logging
+
+    from tools import print_pdf
+
+    out = Path(app.outdir)
+    if exception is not None or app.builder.format != "html" or not (out / "slides" / "lecture.html").is_file():
+        return
+    log = logging.getLogger(__name__)
+    digest = hashlib.sha256()
+    for source in [out / p for p in KIT_PRINTED_FROM] + [HERE / "deck.js", HERE / "deck.css", Path(print_pdf.__file__)]:
+        digest.update(source.read_bytes())
+    stamp = Path(app.doctreedir) / "kit-pdfs.sha256"
+    if (
+        stamp.is_file()
+        and stamp.read_text() == digest.hexdigest()
+        and all((out / "lecture" / n).is_file() for n in PDFS)
+    ):
+        return
+    try:
+        print_pdf.print_kit(out, log=log.info)
+    except print_pdf.NoChromium as error:
+        if os.environ.get("CI"):
+            raise ExtensionError(f"the lecture kit's PDFs: {error}") from error
+        log.info(f"book_slides: the lecture kit's PDFs are not in this build: {error}")
+        return
+    stamp.write_text(digest.hexdigest())
+
+
 def setup(app):
     _install_cell_markers()
+    app.add_role("kit", kit_role)
+    app.add_directive("chapter-decks", ChapterDecks)
+    app.add_node(chapter_decks_placeholder)
+    app.connect("doctree-resolved", fill_chapter_decks)
     app.connect("html-page-context", collect)
     app.connect("build-finished", write_decks)
+    app.connect("build-finished", print_kit_pdfs)  # after write_decks: it prints the lecture deck
     return {"parallel_read_safe": True, "parallel_write_safe": False}

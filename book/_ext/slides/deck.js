@@ -56,9 +56,28 @@ window.addEventListener("load", async () => {  // MathJax is deferred: wait for 
   }
   measure.remove();
 
+  // ?print-pdf: reveal.js lays every slide out as a 1280 x 720 page (tools/print_pdf.py prints
+  // them); ?print-pdf&notes: each page grows a band under the slide that holds its speaker notes.
+  const printing = /print-pdf/i.test(window.location.search);
+  const withNotes = printing && /\bnotes\b/i.test(window.location.search);
+  const NOTES_HEIGHT = 400;
+  Reveal.on("pdf-ready", () => {
+    if (withNotes) {
+      const style = document.createElement("style");
+      style.textContent = `@page { size: ${WIDTH}px ${HEIGHT + NOTES_HEIGHT}px; margin: 0; }`;
+      document.head.appendChild(style);
+      for (const page of document.querySelectorAll(".pdf-page")) {
+        page.style.height = `${HEIGHT + NOTES_HEIGHT}px`;
+        const notes = page.querySelector(".speaker-notes-pdf");
+        if (notes) notes.classList.add("deck-notes-band");
+      }
+    }
+    document.documentElement.dataset.deckPrint = "ready";
+  });
   Reveal.initialize({
-    width: WIDTH, height: HEIGHT, margin: 0.02, center: false,
-    controls: true, progress: true, hash: true, slideNumber: "c/t",
+    width: WIDTH, height: HEIGHT, margin: printing ? 0 : 0.02, center: false,
+    controls: !printing, progress: !printing, hash: !printing, slideNumber: printing ? false : "c/t",
     transition: "none", plugins: [RevealNotes],
+    showNotes: withNotes, pdfMaxPagesPerSlide: 1, pdfSeparateFragments: false,
   });
 });
