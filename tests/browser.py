@@ -213,7 +213,8 @@ def axe_violations(page: Any, rules: Iterable[str] | None = None) -> list[str]:
 # the mode (a sun or a moon; decorative, aria-hidden). Sizes are not equal: in dark mode
 # pydata-sphinx-theme pads every cell output (its white background), 8 px on each side, so the
 # checks of layout run in both modes, and the tab stop the theme gives a region that scrolls
-# (tabindex) is left out too (chapter 4 has a table that scrolls at 1280 px in dark mode only).
+# (tabindex) is left out too (chapter 4 has a table that scrolls at 1280 px in dark mode only), with
+# what book/_assets/site.js sets on such a table by the same test (its marks, its cue's visibility).
 FINGERPRINT = r"""() => {
     const skip = new Set(['data-theme', 'data-mode', 'id', 'aria-labelledby', 'style']);
     const regions = 'pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, '
@@ -223,9 +224,12 @@ FINGERPRINT = r"""() => {
         if (e.closest('mjx-assistive-mml')) continue;
         const value = a => a.name === 'class' ? a.value.replace(/\bdropdown-menu-dark\b/, '').trim() : a.value;
         const laidOut = e.matches(regions) ? ['tabindex'] : [];  // the theme's tab stop says whether it scrolls
+        // book/_assets/site.js marks a table box that scrolls, and shows its cue, by the same layout
+        if (e.matches('.table-scroll')) laidOut.push('tabindex', 'data-overflow', 'role', 'aria-label');
         const attrs = [...e.attributes].filter(a => !skip.has(a.name) && !laidOut.includes(a.name))
             .map(a => a.name + '=' + value(a));
-        const shown = e.closest('.theme-switch-button > *') ? '' : ' ' + (e.getClientRects().length > 0);
+        const layoutShown = e.closest('.theme-switch-button > *') || e.matches('.table-scroll-cue');
+        const shown = layoutShown ? '' : ' ' + (e.getClientRects().length > 0);
         lines.push(e.tagName + ' ' + attrs.join(' ') + shown);
     }
     return lines.join('\n');
