@@ -21,12 +21,14 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import TYPE_CHECKING
 
 import nbformat
-import torch
 
-from helpers import train_recall_runs
 from tools.notebook_format import NOTEBOOK_DIR
+
+if TYPE_CHECKING:
+    import torch
 
 NOTEBOOK = NOTEBOOK_DIR / "06_the_experiment.ipynb"
 MARKER = "PILOT = "  # the design cell is the code cell that assigns PILOT
@@ -44,12 +46,16 @@ def design() -> dict:
 
 def final_losses(losses: torch.Tensor, rule_steps: int) -> torch.Tensor:
     """(R,) the mean loss of the last rule_steps steps; a diverged run (NaN) counts as infinite."""
+    import torch  # where it computes: importing the tool costs no torch (tests/test_tools.py)
+
     value = losses[:, -rule_steps:].mean(dim=1)
     return torch.where(value.isnan(), torch.tensor(math.inf), value)
 
 
 def pilot(optimizer: str, names: dict) -> dict[tuple[str, int], float]:
     """The rule's pick for every (arm, d_k), printing the mean final loss at each rate."""
+    from helpers import train_recall_runs  # imports torch: only when the pilot trains
+
     arms, widths, ladder, seeds = names["ARMS"], names["D_KS_TRAIN"], names["LADDER"][optimizer], names["PILOT_SEEDS"]
     runs = [(arm, d_k, lr, seed) for arm in arms for d_k in widths for lr in ladder for seed in seeds]
     history = train_recall_runs(
@@ -76,6 +82,8 @@ def pilot(optimizer: str, names: dict) -> dict[tuple[str, int], float]:
 
 
 def main() -> int:
+    import torch
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("optimizers", nargs="*", choices=["sgd", "adam"], default=["sgd", "adam"])
     args = parser.parse_args()
