@@ -19,13 +19,10 @@ that ``train_recall(seed=s)`` sees; only the values of the pairs differ.
 from __future__ import annotations
 
 import torch
-from torch import nn
 
-from helpers import _validate as check
-from helpers.device import effective_seed
-from helpers.training import RecallBatch, RecallModel, TrainHistory, recall_batch
+from helpers.training import RecallBatch, TrainHistory, recall_batch, train_recall
 
-__all__ = ["shared_value_batch", "train_shared_value"]
+__all__ = ["share_the_answer", "shared_value_batch", "train_shared_value"]
 
 
 def shared_value_batch(
@@ -49,8 +46,12 @@ def shared_value_batch(
     Returns:
         A :class:`helpers.training.RecallBatch` with ``pair_values[b, p] == target[b]``.
     """
-    batch = recall_batch(batch_size, n_pairs, n_keys, n_values, generator=generator, device=device)
-    return batch._replace(pair_values=batch.target[:, None].expand(-1, n_pairs).contiguous())
+    return share_the_answer(recall_batch(batch_size, n_pairs, n_keys, n_values, generator=generator, device=device))
+
+
+def share_the_answer(batch: RecallBatch) -> RecallBatch:
+    """``batch`` with every pair's value replaced by the answer's: (B, P) ``pair_values = target``."""
+    return batch._replace(pair_values=batch.target[:, None].expand_as(batch.pair_values).contiguous())
 
 
 def train_shared_value(
@@ -82,26 +83,7 @@ def train_shared_value(
         the weight on the pair that recall would have needed (here every pair
         holds the answer).
     """
-    check.one_of("optimizer", optimizer, ("adam", "sgd"))
-    check.positive_real("lr", lr)
-    check.positive_ints(steps=steps, batch_size=batch_size)
-    torch.manual_seed(effective_seed(seed))
-    model = RecallModel(n_keys, n_values, d_model, d_k, scale)
-    if device is not None:
-        model = model.to(device)
-    opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.SGD
-    opt = opt_class(model.parameters(), lr=lr)
-    generator = torch.Generator().manual_seed(effective_seed(seed))
-    history = TrainHistory()
-    for _ in range(steps):
-        batch = shared_value_batch(batch_size, n_pairs, n_keys, n_values, generator=generator, device=device)
-        logits, weights = model(batch.pair_keys, batch.pair_values, batch.query)
-        loss = nn.functional.cross_entropy(logits, batch.target)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()  # type: ignore[no-untyped-call]  # Tensor.backward is unannotated in torch
-        opt.step()
-        with torch.no_grad():
-            history.loss.append(loss.item())
-            history.accuracy.append((logits.argmax(-1) == batch.target).float().mean().item())
-            history.attention_on_answer.append(weights.gather(1, batch.position[:, None]).mean().item())
-    return history
+    return train_recall(
+        scale, optimizer, lr, seed, steps, batch_size, n_pairs, n_keys, n_values, d_model, d_k, device,
+        task=share_the_answer,
+    )  # fmt: skip

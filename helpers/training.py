@@ -57,7 +57,7 @@ run's in the last bits only.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple, overload
 
@@ -238,6 +238,7 @@ def train(
     *,
     seed: int = 0,
     device: torch.device | str | None = None,
+    task: Callable[[RecallBatch], RecallBatch] | None = None,
 ) -> TrainHistory:
     """Train ``model`` on fresh associative-recall batches, one per step.
 
@@ -253,6 +254,8 @@ def train(
         n_pairs: P, key–value pairs per example.
         seed: seed of the data generator.
         device: where to compute (default: where the model's parameters are).
+        task: where given, turns each drawn batch into another task's batch (the generator
+            advances as for recall): :mod:`helpers.controls`' shared-value task.
 
     Returns:
         A :class:`TrainHistory` with one entry per step.
@@ -267,6 +270,8 @@ def train(
     history = TrainHistory()
     for _ in range(steps):
         batch = _draw_recall_batch(batch_size, n_pairs, n_keys, n_values, generator, device)
+        if task is not None:
+            batch = task(batch)
         logits, weights = model(batch.pair_keys, batch.pair_values, batch.query)
         loss = nn.functional.cross_entropy(logits, batch.target)
         optimizer.zero_grad(set_to_none=True)
@@ -293,6 +298,7 @@ def train_recall(
     d_k: int = 64,
     device: torch.device | str | None = None,
     qk_gain: float = 1.0,
+    task: Callable[[RecallBatch], RecallBatch] | None = None,
 ) -> TrainHistory:
     """Build a :class:`RecallModel` from ``seed``, train it, return its history.
 
@@ -308,6 +314,7 @@ def train_recall(
         n_keys, n_values, d_model, d_k: as in :class:`RecallModel`.
         device: where to compute (default: the CPU).
         qk_gain: as in :class:`RecallModel`.
+        task: as in :func:`train`.
 
     Returns:
         The :class:`TrainHistory` of the run.
@@ -320,7 +327,7 @@ def train_recall(
         model = model.to(device)
     opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.SGD
     opt = opt_class(model.parameters(), lr=lr)
-    return train(model, opt, steps, batch_size, n_pairs, seed=seed, device=device)
+    return train(model, opt, steps, batch_size, n_pairs, seed=seed, device=device, task=task)
 
 
 @overload
