@@ -277,3 +277,50 @@ def test_chinese_pages_show_no_english_outside_code_math_names_and_citations(bui
         f"{len(in_tables)} English words in code-printed tables, more than the {CODE_TABLE_WORDS_AT_MOST} "
         f"measured before: {sorted(in_tables)[:40]}"
     )
+
+
+TABLE_CELL = re.compile(r"<td [^>]*>([^<]*)</td>")
+
+
+def table_outputs(path: Path) -> list[str]:
+    """The HTML of every table a code cell of one notebook prints (helpers.table)."""
+    from tools.locale import is_book_table
+
+    return [
+        html
+        for cell in read(path).cells
+        for output in cell.get("outputs", [])
+        if is_book_table(html := "".join(output.get("data", {}).get("text/html", "")))
+    ]
+
+
+@pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
+def test_chinese_tables_keep_every_number_and_translate_every_caption_and_header(path):
+    """The Chinese build translates a code-printed table's caption, headers and data-labels from
+    cells.po (tools.locale.translate_table) and nothing else: every body cell, so every number,
+    stays byte for byte the English one."""
+    from tools.locale import table_messages, translate_table, translations
+
+    table = translations("cells")
+    for english in table_outputs(path):
+        chinese = translate_table(english, table)
+        assert TABLE_CELL.findall(chinese) == TABLE_CELL.findall(english)
+        assert not [m for m in table_messages(english) if m not in table], "run `make locale` and translate cells.po"
+        if table_messages(english):
+            assert chinese != english
+
+
+def test_both_editions_print_the_same_numbers_in_their_tables(built_site):
+    """On the built pages: each chapter's code-printed tables, English and Chinese, in the same
+    order, with the same body cells (every number the same computation's)."""
+    compared = 0
+    for path in chapter_notebooks():
+        pages = [built_site / "notebooks" / f"{path.stem}.html", built_site / "zh" / "notebooks" / f"{path.stem}.html"]
+        tables = [
+            re.findall(r'<table class="book-table">.*?</table>', p.read_text(encoding="utf-8"), re.S) for p in pages
+        ]
+        assert len(tables[0]) == len(tables[1]) == len(table_outputs(path)), path.stem
+        for english, chinese in zip(*tables, strict=True):
+            assert TABLE_CELL.findall(english) == TABLE_CELL.findall(chinese), path.stem
+            compared += 1
+    assert compared >= 30

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import html
 import re
 import shutil
 import subprocess
@@ -48,7 +49,8 @@ POT = GETTEXT / "_build" / "gettext"
 # Settings the English build leaves alone and the Chinese build sets.
 ZH_TITLE = "注意力为什么要除以 √dₖ"  # the landing page's h1 (book/index.po)
 # Strings of the notebooks that gettext never sees (book/_ext/zh_edition.py translates them in the
-# Chinese build, chinese_notebook() in the Chinese notebooks): the folded cells' toggles.
+# Chinese build, chinese_notebook() the toggles in the Chinese notebooks): the folded cells' toggles,
+# and the captions and headers of the tables that code cells print.
 CELLS = CATALOGS / "cells.po"
 # myst-nb's own toggles (nb_code_prompt_show/hide, "{type}" filled in by myst_nb/sphinx_.py#L508-L572).
 CODE_PROMPTS = [
@@ -148,8 +150,9 @@ def update_catalogs() -> None:
 
 
 def cell_messages() -> list[str]:
-    """The strings of the chapter notebooks that Sphinx does not extract: myst-nb's toggles and each
-    folded cell's own labels (``mystnb.code_prompt_show``/``code_prompt_hide``), in order of appearance."""
+    """The strings of the chapter notebooks that Sphinx does not extract: myst-nb's toggles, each
+    folded cell's own labels (``mystnb.code_prompt_show``/``code_prompt_hide``), and the captions and
+    column headers of the tables that code cells print (helpers.table), in order of appearance."""
     found = dict.fromkeys(CODE_PROMPTS)
     for path in chapter_notebooks():
         for cell in read(path).cells:
@@ -157,7 +160,41 @@ def cell_messages() -> list[str]:
             for key in ("code_prompt_show", "code_prompt_hide"):
                 if options.get(key):
                     found[options[key]] = None
+            for output in cell.get("outputs", []):
+                output_html = "".join(output.get("data", {}).get("text/html", ""))
+                if is_book_table(output_html):
+                    found.update(dict.fromkeys(table_messages(output_html)))
     return list(found)
+
+
+# helpers.table's HTML (helpers/book.py, Table._repr_html_): a caption, header cells, and each body
+# cell's header again as its data-label (a phone shows it beside the value).
+TABLE_CAPTION = re.compile(r"(<caption>)([^<]*)(</caption>)")
+TABLE_HEADER = re.compile(r"(<th [^>]*>)([^<]*)(</th>)")
+TABLE_LABEL = re.compile(r'( data-label=")([^"]*)(")')
+
+
+def is_book_table(output_html: str) -> bool:
+    return output_html.startswith('<table class="book-table">')
+
+
+def table_messages(output_html: str) -> list[str]:
+    """The caption and the column headers of one table printed by helpers.table, as the reader sees them."""
+    found = [TABLE_CAPTION.search(output_html)] + list(TABLE_HEADER.finditer(output_html))
+    return [html.unescape(m.group(2)) for m in found if m and re.search("[A-Za-z]{2}", m.group(2))]
+
+
+def translate_table(output_html: str, table: dict[str, str]) -> str:
+    """The same table with its caption, headers and data-labels translated; every other byte (the
+    numbers, the text cells, the markup) as it was (tests/test_locale.py compares the numbers)."""
+
+    def swap(match: re.Match[str]) -> str:
+        text = html.unescape(match.group(2))
+        return match.group(1) + html.escape(table.get(text, text)) + match.group(3)
+
+    for pattern in (TABLE_CAPTION, TABLE_HEADER, TABLE_LABEL):
+        output_html = pattern.sub(swap, output_html)
+    return output_html
 
 
 def update_cell_catalog() -> None:

@@ -73,6 +73,21 @@ class TranslatedCodePrompts(SphinxPostTransform):
                 node[key] = table.get(node[key], node[key])
 
 
+class TranslatedTables(SphinxPostTransform):
+    """The tables that code cells print (helpers.table): caption, headers and data-labels from
+    cells.po (``tools.locale.translate_table``); the numbers stay byte for byte the English ones."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        from tools.locale import is_book_table, translate_table
+
+        table = self.app.env.zh_cell_messages  # type: ignore[attr-defined]
+        for raw in self.document.findall(nodes.raw):
+            if "html" in raw.get("format", "").split() and is_book_table(raw.astext()):
+                raw.replace_self(nodes.raw("", translate_table(raw.astext(), table), format=raw["format"]))
+
+
 class TranslatedExerciseCopies(SphinxTransform):
     """After Sphinx has translated the page (the i18n transform, priority 20), sphinx-exercise's
     registry gets a fresh copy of each exercise, so that its solution's title is translated too."""
@@ -87,6 +102,24 @@ class TranslatedExerciseCopies(SphinxTransform):
             entry = registry.get(node.get("label"))
             if entry is not None and entry.get("docname") == self.env.docname:
                 entry["node"] = node.deepcopy()
+
+
+class FullWidthExerciseParentheses(SphinxPostTransform):
+    """「练习 3.1（两个 logit 的雅可比矩阵）」: sphinx-exercise wraps a title's subtitle in " (" and ")"
+    (post_transforms.py#L105-L111 and #L166-L176), half-width in a Chinese title (the zh review's layout items)."""
+
+    default_priority = 23  # after the exercise (20) and solution (21, 22) titles are resolved
+
+    def run(self, **kwargs: Any) -> None:
+        from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
+
+        kinds = (exercise_node, exercise_enumerable_node, solution_node)
+        for box in self.document.findall(lambda n: isinstance(n, kinds)):
+            if not box.children or not isinstance(box.children[0], nodes.title):
+                continue
+            for text in list(box.children[0].findall(nodes.Text)):
+                if str(text) in (" (", ")"):
+                    text.parent.replace(text, nodes.Text("（" if str(text) == " (" else "）"))
 
 
 def theme_strings_first(app: Any) -> None:
@@ -161,7 +194,9 @@ def setup(app: Any) -> dict[str, Any]:
     )
     require("sphinx-book-theme", "1.2.0", patch, 'add_message_catalog("booktheme"), sphinx_book_theme/__init__.py#L218')
     app.add_post_transform(TranslatedCodePrompts)
+    app.add_post_transform(TranslatedTables)
     app.add_transform(TranslatedExerciseCopies)
+    app.add_post_transform(FullWidthExerciseParentheses)
     app.connect("builder-inited", theme_strings_first)
     app.connect("builder-inited", remember_cell_messages)
     app.connect("html-page-context", launch_tooltips, priority=990)
