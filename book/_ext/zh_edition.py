@@ -14,6 +14,8 @@ findings F9, F10, F14):
   taken when its directive runs, before Sphinx translates the page, and titles the solution
   from that copy: the solution said 「解答 练习 3.1 (The two-logit Jacobian)」. Once the page is
   translated, the copy is taken again.
+- **Figures** (F12). The landing page's whole-chain figure, glued by chapter 6 a second time with
+  Chinese words from the same arrays (``<name>_zh``, its data hash in the PNG), replaces the English one.
 - **The themes' own strings** (F14). sphinx-book-theme translates its buttons from its own
   catalog (``booktheme``), whose zh_CN entries are Taiwanese usage (「列印成 PDF」) and
   incomplete; ``locales/zh_CN/LC_MESSAGES/booktheme.po`` goes in front of it. (pydata-sphinx-theme's
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import gettext
 import io
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,6 +89,26 @@ class TranslatedTables(SphinxPostTransform):
         for raw in self.document.findall(nodes.raw):
             if "html" in raw.get("format", "").split() and is_book_table(raw.astext()):
                 raw.replace_self(nodes.raw("", translate_table(raw.astext(), table), format=raw["format"]))
+
+
+GENERATED_FIGURE = re.compile(r"^(?P<folder>(?:.*/)?_generated/)(?P<name>\w+)\.png$")
+
+
+class ChineseFigures(SphinxTransform):
+    """A page that shows a glued figure from ``_generated/<name>.png`` (the landing page) shows
+    ``<name>_zh.png`` where a notebook glues a Chinese copy of it (drawn from the same arrays,
+    helpers.style.translate_figure); book/_ext/wide_figures.py then pairs it with ``<name>_zh_wide``.
+    A read-phase transform, so that Sphinx collects and copies the image it names."""
+
+    default_priority = 400
+
+    def apply(self, **kwargs: Any) -> None:
+        for image in self.document.findall(nodes.image):
+            match = GENERATED_FIGURE.match(image.get("uri", ""))
+            chinese = ROOT / "book" / "_generated" / f"{match['name']}_zh.png" if match else None
+            if chinese is not None and chinese.is_file():
+                image["uri"] = f"{match['folder']}{match['name']}_zh.png"
+                self.env.note_dependency(str(chinese))  # a new Chinese copy re-reads the page
 
 
 class TranslatedExerciseCopies(SphinxTransform):
@@ -196,6 +219,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_post_transform(TranslatedCodePrompts)
     app.add_post_transform(TranslatedTables)
     app.add_transform(TranslatedExerciseCopies)
+    app.add_transform(ChineseFigures)
     app.add_post_transform(FullWidthExerciseParentheses)
     app.connect("builder-inited", theme_strings_first)
     app.connect("builder-inited", remember_cell_messages)
