@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.browser import ROOT, axe_violations, load, new_context, tick_label_px
+from tests.browser import ROOT, axe_violations, load, new_context, new_page, tick_label_px
 
 HEADER_WIDTHS = (1024, 1280, 1440, 1920, 390)
 # a sample of page kinds: the landing page, a chapter with a launch button, the ledger, in both editions
@@ -50,14 +50,21 @@ HEADER_REPORT = """() => {
 }"""
 
 
+def scrolled_until(page, condition: str) -> None:
+    """Wait (for a condition, not a delay) until ``condition`` on ``scrollY`` holds, then two
+    animation frames, in which the theme's scroll handlers have run and the header is laid out."""
+    page.wait_for_function(f"() => {condition}", polling="raf", timeout=10000)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 @pytest.mark.parametrize("width", HEADER_WIDTHS)
 def test_the_header_holds_its_buttons(browser, site_url, width):
     """At review time the button group was 85 px tall in the 48 px header, its top at -18.7 px,
     and the language link wrapped onto a second line over the content: this failed at every width."""
     context = browser.new_context(viewport={"width": width, "height": 900})
-    problems = []
+    problems, page = [], new_page(context)  # one page, loaded again for each path
     for path in HEADER_PAGES:
-        page = load(context, f"{site_url}/{path}")
+        load(context, f"{site_url}/{path}", page=page)
         report = page.evaluate(HEADER_REPORT)
         top, bottom = report["header"]
         if report["group"][0] < top - 0.5 or report["group"][1] > bottom + 0.5:
@@ -66,17 +73,19 @@ def test_the_header_holds_its_buttons(browser, site_url, width):
         if report["linkLines"] != 1 or report["linkHeight"] > 2 * report["linkLineHeight"]:
             problems.append(f"{path}: the language link takes {report['linkLines']} lines ({report['linkHeight']} px)")
         # scrolled: the header stays one row, and nothing of it hangs over the text below
+        # the wheel over the article (at (0, 0) the pointer is over the navbar, where the wheel
+        # scrolled nothing: this part of the check read an unscrolled page until the wait below)
+        page.mouse.move(width / 2, 600)
         page.mouse.wheel(0, 1500)
-        page.wait_for_timeout(150)
+        scrolled_until(page, "scrollY > 0")
         scrolled = page.evaluate(HEADER_REPORT)
         problems += [f"{path} (scrolled): outside the header: {o}" for o in scrolled["outside"]]
         if SHOTS and path == HEADER_PAGES[1] and width in (1280, 390):
             page.mouse.wheel(0, -3000)
-            page.wait_for_timeout(150)
+            scrolled_until(page, "scrollY === 0")
             page.screenshot(
                 path=str(SHOTS / f"site-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 140}
             )
-        page.close()
     context.close()
     assert not problems, "\n".join(problems)
 
@@ -104,9 +113,9 @@ def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(browser, site
     """The landing page's figure (and chapter 6's) was four stacked panels, 584 px wide, in a ~690 px
     column. Now: the wide version from 60em, the stacked one below, and tick labels >= 9 px in both."""
     context = browser.new_context(viewport={"width": width, "height": 900})
-    problems = []
+    problems, page = [], new_page(context)
     for path in ("book/index.html", "notebooks/06_the_experiment.html", "zh/book/index.html"):
-        page = load(context, f"{site_url}/{path}")
+        load(context, f"{site_url}/{path}", page=page)
         page.wait_for_function("[...document.images].every(i => i.complete)")
         figures = page.evaluate(FIGURES)
         if not figures:
@@ -121,7 +130,6 @@ def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(browser, site
                 )
             if not figure["alt"] or not figure["caption"]:
                 problems.append(f"{path}: a wide figure lost its alt text or caption")
-        page.close()
     context.close()
     assert not problems, "\n".join(problems)
 
@@ -153,10 +161,10 @@ def test_wide_tables_say_that_they_scroll(browser, site_url, built_site, width):
     exp(89) columns with no sign that it scrolls. Every table cut by its box must now scroll, be
     marked, take the keyboard's focus, and show the cue and the edge shadow."""
     context = browser.new_context(viewport={"width": width, "height": 900})
-    problems, cut_tables = [], 0
+    problems, cut_tables, page = [], 0, new_page(context)
     chapters = sorted(p.relative_to(built_site).as_posix() for p in (built_site / "notebooks").glob("*.html"))
     for path in chapters + ["book/claims.html", "zh/notebooks/03_softmax_saturation.html"]:
-        page = load(context, f"{site_url}/{path}")
+        load(context, f"{site_url}/{path}", page=page)
         for table in page.evaluate(TABLES):
             if not table["cut"]:
                 continue
@@ -169,7 +177,6 @@ def test_wide_tables_say_that_they_scroll(browser, site_url, built_site, width):
             if cue.count():
                 cue.first.scroll_into_view_if_needed()
                 cue.first.screenshot(path=str(SHOTS / "site-table-scroll-1280.png"))
-        page.close()
     context.close()
     assert not problems, "\n".join(problems)
 
