@@ -46,9 +46,10 @@ GENERATED_PAGES = ("genindex", "search", "prf-prf")
 REDIRECTS = ("index",)  # the root index.html only forwards to book/index.html
 
 # The order in which the checks of one view run: first those that only read the page, then
-# those that change it (open a menu, switch a mode), then those that read what the others
-# left (the console errors of the whole visit), and last those that may navigate away.
-READS, INTERACTS, AFTER, LEAVES = 0, 1, 2, 3
+# those that scroll it and scroll back, then those that change it (open a menu, follow an
+# anchor), then those that read what the others left (the console errors of the whole visit),
+# and last those that may navigate away.
+READS, SCROLLS, INTERACTS, AFTER, LEAVES = 0, 1, 2, 3, 4
 
 
 def tick_label_px() -> float:
