@@ -31,6 +31,7 @@ from helpers.diagnostics import (
     diagnose_attention,
 )
 from helpers.online import online_attention, online_softmax
+from helpers.recall_runs import train_recall_runs
 from helpers.scales import attention_statistics_at_init
 from helpers.softmax import naive_softmax, softmax_backward, softmax_entropy
 from helpers.style import COLORS, SCALE_COLORS, SCALE_LABELS, plot_band, use_book_style
@@ -41,7 +42,6 @@ from helpers.training import (
     steps_to_accuracy,
     train,
     train_recall,
-    train_recall_runs,
 )
 
 __all__ = [

@@ -31,6 +31,8 @@ READING_ORDER = (
     "online",
     "scales",
     "training",
+    "recall_runs",
+    "run_stack",
     "controls",
     "diagnostics",
     "device",
