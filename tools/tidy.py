@@ -55,13 +55,21 @@ def tidy_notebook(notebook: nbformat.NotebookNode, ledger: dict[str, claims.Entr
     return changes
 
 
+class LedgerConflict(ValueError):
+    """The ledger grades the same evidence two ways: nothing can be rendered from it until it is fixed."""
+
+
 def run(write: bool) -> list[str]:
     """Everything that is out of step, as lines; with ``write``, bring it in step as well.
-    The tests call this in-process (``write=False``), ``tidy --check`` from the command line."""
+    The tests call this in-process (``write=False``), ``tidy --check`` from the command line.
+
+    Raises:
+        LedgerConflict: where ``book/claims.yml`` grades the same evidence two ways (the lines say where).
+    """
     ledger = claims.load_ledger()
     problems = claims.check_same_evidence(ledger)
     if problems:
-        return ["book/claims.yml: the same evidence graded two ways:", *problems]
+        raise LedgerConflict("\n".join(["book/claims.yml: the same evidence graded two ways:", *problems]))
     stale = []
     for path in chapter_notebooks():
         notebook = read(path)
@@ -85,9 +93,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if anything is stale")
     args = parser.parse_args()
-    stale = run(write=not args.check)
-    if stale and stale[0].startswith("book/claims.yml: the same evidence"):
-        print("\n".join(stale))
+    try:
+        stale = run(write=not args.check)
+    except LedgerConflict as conflict:
+        print(conflict)
         return 1
     print("\n".join(stale) if stale else "tidy: nothing to do")
     return 1 if stale and args.check else 0
