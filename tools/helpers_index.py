@@ -63,6 +63,18 @@ def helpers_imports(source: str) -> set[str]:
     return names
 
 
+def module_imports(source: str) -> set[tuple[str, str]]:
+    """``(module, name)`` for each ``from helpers.module import name`` of ``source``: the names that
+    :func:`helpers_imports` counts as the module alone."""
+    found = set()
+    for match in re.finditer(r"^[ \t]*from helpers\.(\w+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]+)", source, re.M):
+        listed = re.sub(r"#[^\n]*", "", match.group(2)).strip("()")
+        found.update(
+            (match.group(1), n.split(" as ")[0].strip()) for n in listed.replace("\n", ",").split(",") if n.strip()
+        )
+    return found
+
+
 def exported(root: Path = ROOT) -> dict[str, str]:
     """``helpers.X`` → the file that defines X, from ``helpers/__init__.py``'s re-exports."""
     found: dict[str, str] = {}
@@ -140,6 +152,11 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
 def _definitions(tree: ast.Module) -> list[Definition]:
     found = []
     for node in tree.body:
+        overload = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            ast.unparse(d).endswith("overload") for d in node.decorator_list
+        )
+        if overload:
+            continue  # typing.overload: the implementation below it is the one entry
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
             found.append(
                 Definition(node.name, "function", _signature(node), ast.get_docstring(node) or "", node.lineno)
@@ -167,6 +184,9 @@ def modules(root: Path = ROOT) -> list[Module]:
     names_used = {
         stem: {n for source in sources for n in helpers_imports(source)} for stem, sources in notebooks.items()
     }
+    from_module = {
+        stem: {pair for source in sources for pair in module_imports(source)} for stem, sources in notebooks.items()
+    }
     reached = {stem: helpers_reached(sources, root) for stem, sources in notebooks.items()}
     exports = exported(root)
     order = {name: i for i, name in enumerate(READING_ORDER)}
@@ -184,6 +204,7 @@ def modules(root: Path = ROOT) -> list[Module]:
                 for stem, used in names_used.items()
                 if (flat and definition.name in used)
                 or (path.stem in used and _attribute_used(notebooks[stem], path.stem, definition.name))
+                or (path.stem, definition.name) in from_module[stem]
             ]
         chapters = [stem for stem in notebooks if path.name in reached[stem]]
         found.append(Module(path.stem, path, ast.get_docstring(tree) or "", definitions, chapters, source.count("\n")))
