@@ -19,6 +19,7 @@ from helpers.attention import (
     scaled_dot_product_attention,
 )
 from helpers.book import figure_png, glue, table
+from helpers.curves import moving_average, steps_to_accuracy
 from helpers.device import effective_seed, get_device, seed_everything
 from helpers.diagnostics import (
     CORRECT,
@@ -38,8 +39,6 @@ from helpers.style import COLORS, SCALE_COLORS, SCALE_LABELS, plot_band, use_boo
 from helpers.training import (
     RecallModel,
     TrainHistory,
-    moving_average,
-    steps_to_accuracy,
     train,
     train_recall,
 )

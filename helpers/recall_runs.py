@@ -26,7 +26,7 @@ from helpers.device import effective_seed
 from helpers.run_stack import RunStack
 from helpers.training import _OPTIMIZERS, RecallBatch, RecallModel, TrainHistory, _draw_recall_batch
 
-__all__ = ["RunsHistory", "init_recall_runs", "steps_to_accuracy_runs", "train_recall_runs"]
+__all__ = ["RunsHistory", "init_recall_runs", "train_recall_runs"]
 
 
 @dataclass
@@ -238,15 +238,3 @@ def train_recall_runs(
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def steps_to_accuracy_runs(accuracy: Tensor, target: float, window: int) -> Tensor:
-    """:func:`helpers.steps_to_accuracy` of (R, steps) accuracies, unchecked: its single-run rule row by row
-    (the same float64 running mean, the same threshold), ``inf`` for a run that never gets there."""
-    acc = accuracy.detach().to("cpu", torch.float64)
-    never = torch.full((acc.shape[0],), math.inf)
-    if acc.shape[1] < window:
-        return never
-    hits = acc.unfold(1, window, 1).mean(dim=2) >= target - 1e-12  # (R, steps - window + 1)
-    first = hits.to(torch.int8).argmax(dim=1)  # index of the first True (0 when there is none)
-    return torch.where(hits.any(dim=1), (first + window).to(torch.float32), never)

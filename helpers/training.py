@@ -25,7 +25,8 @@ width of queries and keys.
 
 This file is the model and the loop that chapter 6 asks its readers to read. The
 chapters' grids train many runs of this model at once with the batched engine in
-:mod:`helpers.recall_runs` (its public names stay importable from here too).
+:mod:`helpers.recall_runs`; :mod:`helpers.curves` reads the runs' histories. Their
+public names stay importable from here too.
 
 Chapters: 5, 6, 7.
 """
@@ -36,7 +37,7 @@ import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, overload
+from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 from torch import Tensor, nn
@@ -45,7 +46,9 @@ from helpers import _validate as check
 from helpers.attention import scaled_dot_product_attention
 from helpers.device import effective_seed
 
-if TYPE_CHECKING:  # at run time they come from __getattr__ below: recall_runs imports this module
+if TYPE_CHECKING:  # at run time they come from __getattr__ below: these modules import this one
+    from helpers.curves import moving_average as moving_average
+    from helpers.curves import steps_to_accuracy as steps_to_accuracy
     from helpers.recall_runs import RunsHistory as RunsHistory
     from helpers.recall_runs import init_recall_runs as init_recall_runs
     from helpers.recall_runs import train_recall_runs as train_recall_runs
@@ -54,9 +57,7 @@ __all__ = [
     "RecallBatch",
     "RecallModel",
     "TrainHistory",
-    "moving_average",
     "recall_batch",
-    "steps_to_accuracy",
     "train",
     "train_recall",
 ]
@@ -308,67 +309,10 @@ def train_recall(
     return train(model, opt, steps, batch_size, n_pairs, seed=seed, device=device, task=task)
 
 
-@overload
-def steps_to_accuracy(history: TrainHistory, target: float, window: int = 20) -> int | None: ...
-@overload
-def steps_to_accuracy(history: RunsHistory | Tensor, target: float, window: int = 20) -> Tensor: ...
-
-
-def steps_to_accuracy(
-    history: TrainHistory | RunsHistory | Tensor, target: float, window: int = 20
-) -> int | None | Tensor:
-    """The first step at which the accuracy, averaged over the last ``window`` steps, reaches ``target``.
-
-    Args:
-        history: a :class:`TrainHistory` (one run), or many runs at once: a
-            :class:`RunsHistory` or an (R, steps) accuracy tensor.
-        target: accuracy in [0, 1].
-        window: length of the running mean (steps); the first possible answer is ``window``.
-
-    Returns:
-        One run: the number of steps taken (1-based), or ``None`` if the run never
-        gets there. Many runs: an (R,) float32 tensor of those numbers, ``inf``
-        for a run that never gets there.
-    """
-    from helpers.recall_runs import RunsHistory, steps_to_accuracy_runs  # it imports this module: not at the top
-
-    check.instance("history", history, (TrainHistory, RunsHistory, Tensor), "a TrainHistory, a RunsHistory or a tensor")
-    check.real("target", target, 0.0, 1.0)
-    check.positive_int("window", window)
-    if not isinstance(history, TrainHistory):
-        accuracy = history.accuracy if isinstance(history, RunsHistory) else history
-        check.float_tensor("history", accuracy)
-        check.dims("history", accuracy, 2, "R runs, steps")
-        return steps_to_accuracy_runs(accuracy, target, window)
-    acc = torch.tensor(history.accuracy, dtype=torch.float64)
-    if acc.numel() < window:
-        return None
-    running = acc.unfold(0, window, 1).mean(dim=1)
-    hits = (running >= target - 1e-12).nonzero()
-    return int(hits[0, 0]) + window if hits.numel() else None
-
-
-def moving_average(values: list[float] | Tensor, window: int = 10) -> Tensor:
-    """Mean of the last ``window`` values at every step (fewer at the start), for readable curves.
-
-    Args:
-        values: (steps,) a training curve.
-        window: how many steps each point averages.
-
-    Returns:
-        (steps,) the smoothed curve, as float32.
-    """
-    window = check.positive_int("window", window)
-    curve = torch.as_tensor(values, dtype=torch.float32)
-    check.dims("values", curve, 1, "one curve")
-    sums = torch.cat([torch.zeros(1), curve.cumsum(dim=0)])
-    steps = torch.arange(1, len(curve) + 1)
-    counts = steps.clamp(max=window)
-    return (sums[steps] - sums[steps - counts]) / counts
-
-
-# Moved to the engine's modules; still importable from here: name -> (module, its name there)
+# Moved to their own modules; still importable from here: name -> (module, its name there)
 _MOVED = {
+    "moving_average": ("curves", "moving_average"),
+    "steps_to_accuracy": ("curves", "steps_to_accuracy"),
     "RunsHistory": ("recall_runs", "RunsHistory"),
     "init_recall_runs": ("recall_runs", "init_recall_runs"),
     "train_recall_runs": ("recall_runs", "train_recall_runs"),
@@ -378,7 +322,7 @@ _MOVED = {
 
 
 def __getattr__(name: str) -> object:
-    """``helpers.training.train_recall_runs`` and the engine's other names, where they were before the split."""
+    """``helpers.training.train_recall_runs`` and the other moved names, where they were before the split."""
     if name not in _MOVED:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, moved = _MOVED[name]

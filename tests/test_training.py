@@ -403,14 +403,16 @@ def test_batched_bad_input_names_the_argument(call, error, word):
         call()
 
 
-def test_the_engine_is_still_importable_from_helpers_training():
-    # the engine moved to helpers.recall_runs and helpers.run_stack; code that imported it from
-    # helpers.training (chapter 8's helper, older notebooks) gets the same objects
-    from helpers import recall_runs, run_stack, training
+def test_what_moved_is_still_importable_from_helpers_training():
+    # the engine moved to helpers.recall_runs and helpers.run_stack, the curve readers to helpers.curves;
+    # code that imported them from helpers.training (chapter 8's helper, older notebooks) gets the same objects
+    from helpers import curves, recall_runs, run_stack, training
     from helpers.training import RunsHistory as moved_history
 
     assert moved_history is RunsHistory
     assert training.train_recall_runs is recall_runs.train_recall_runs is train_recall_runs
     assert training._StackedAdam is run_stack.StackedAdam and training._StackedSGD is run_stack.StackedSGD
+    assert training.steps_to_accuracy is curves.steps_to_accuracy is steps_to_accuracy
+    assert training.moving_average is curves.moving_average
     with pytest.raises(AttributeError, match="no_such_name"):
         training.no_such_name  # noqa: B018
