@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools import portability, suite
+from tools import portability, suite, tidy
 from tools.notebook_format import ROOT, chapter_notebooks
 
 TOOLS = sorted(f"tools.{p.stem}" for p in (ROOT / "tools").glob("*.py") if p.stem != "__init__")
@@ -200,3 +200,14 @@ def test_a_stage_is_charged_for_its_detached_descendants():
     parent.wait()
     charged = tree.total()
     assert charged > 1.0, f"charged {charged:.2f} CPU s for a descendant that used 1.5"
+
+
+def test_tidy_tells_a_ledger_conflict_from_stale_files(monkeypatch, capsys):
+    # a conflict in book/claims.yml is an exception of its own type, not a line that happens to start a list
+    conflict = ["C1.1 (a): same_as C9.9 (a) does not exist"]
+    monkeypatch.setattr(tidy.claims, "check_same_evidence", lambda ledger: conflict)
+    with pytest.raises(tidy.LedgerConflict, match="C9.9"):
+        tidy.run(write=False)
+    monkeypatch.setattr(sys, "argv", ["tidy", "--check"])
+    assert tidy.main() == 1
+    assert "graded two ways" in capsys.readouterr().out
