@@ -123,3 +123,65 @@ def plot_band(
         raise ValueError(f"x must have shape ({values.shape[1]},) to match curves, got {positions.shape}")
     (line,) = ax.plot(positions, values.mean(axis=0), label=label, color=color, **line_kwargs)
     ax.fill_between(positions, values.min(axis=0), values.max(axis=0), color=line.get_color(), alpha=0.25, linewidth=0)
+
+
+# The Chinese edition's figures: the same drawing, its words swapped (tools/locale.py, book/_ext/zh_edition.py).
+CJK_FONT = "Noto Sans CJK SC"  # Debian's fonts-noto-cjk, installed wherever the Chinese edition builds (GUIDE)
+
+
+def figure_data_sha256(figure: Any) -> str:
+    """A hash of the numbers a figure draws: every line's points and every band's outline, in order.
+
+    Two drawings with the same hash plot the same arrays, whatever their words.
+    """
+    import hashlib
+
+    import numpy as np
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+
+    digest = hashlib.sha256()
+    for artist in figure.findobj(lambda a: isinstance(a, Line2D | Collection)):
+        if isinstance(artist, Line2D):
+            parts = [np.asarray(artist.get_xydata(), dtype=float)]
+        else:
+            parts = [np.asarray(path.vertices, dtype=float) for path in artist.get_paths()]
+        for part in parts:
+            digest.update(np.ascontiguousarray(part).tobytes())
+    return digest.hexdigest()
+
+
+def translate_figure(figure: Any, table: dict[str, str]) -> Any:
+    """Put every text of ``figure`` (titles, axis labels, legend entries) into Chinese, in place.
+
+    A text found whole in ``table`` is replaced; otherwise each entry found inside it is, longest
+    first (``"no scale ($c = 1$), same lr (0.25)"``). Changed texts get the CJK font (math keeps its own).
+    """
+    from matplotlib.text import Text
+
+    pieces = sorted(table, key=len, reverse=True)
+    for text in figure.findobj(Text):
+        words = text.get_text()
+        new = table.get(words)
+        if new is None:
+            new = words
+            for piece in pieces:
+                new = new.replace(piece, table[piece])
+        if new != words:
+            text.set_text(new)
+            text.set_fontfamily([CJK_FONT, "DejaVu Sans"])
+    return figure
+
+
+def figure_png_with_hash(figure: Any) -> Any:
+    """A figure as a PNG (as ``helpers.figure_png`` draws it) whose metadata carries the hash of its
+    data (``Data-SHA256``, :func:`figure_data_sha256`); the figure is closed."""
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import Image
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", bbox_inches="tight", metadata={"Data-SHA256": figure_data_sha256(figure)})
+    plt.close(figure)
+    return Image(data=buffer.getvalue())  # type: ignore[no-untyped-call]  # IPython is unannotated

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import html
 import re
 import shutil
 import subprocess
@@ -46,7 +47,15 @@ GETTEXT = ROOT / "_build" / "gettext"
 POT = GETTEXT / "_build" / "gettext"
 
 # Settings the English build leaves alone and the Chinese build sets.
-ZH_TITLE = "注意力为什么除以 √dₖ"
+ZH_TITLE = "注意力为什么要除以 √dₖ"  # the landing page's h1 (book/index.po)
+# Strings of the notebooks that gettext never sees (book/_ext/zh_edition.py translates them in the
+# Chinese build, chinese_notebook() the toggles in the Chinese notebooks): the folded cells' toggles,
+# and the captions and headers of the tables that code cells print.
+CELLS = CATALOGS / "cells.po"
+# myst-nb's own toggles (nb_code_prompt_show/hide, "{type}" filled in by myst_nb/sphinx_.py#L508-L572).
+CODE_PROMPTS = [
+    f"{verb} code cell {kind}" for kind in ("source", "content", "output", "outputs") for verb in ("Show", "Hide")
+]
 
 
 def catalog(relative: str) -> Catalog:
@@ -76,6 +85,13 @@ def write_config(kind: str) -> Path:
     config["bibtex_bibfiles"] = [str(ROOT / p) for p in config.get("bibtex_bibfiles", [])]
     if kind == "zh":
         config["title"] = ZH_TITLE
+        sphinx["local_extensions"]["zh_edition"] = str(ROOT / "book" / "_ext")
+        # the themes' templates whose tooltips are typed in English (the zh review's F14), translated
+        settings["templates_path"] = [str(LOCALES / LANGUAGE / "_templates"), *settings["templates_path"]]
+        settings.setdefault("html_theme_options", {})["search_bar_text"] = "搜索本书……"
+        # Chinese typography (no faux italics): locales/zh_CN/_assets/zh.css
+        settings["html_static_path"] = [*settings["html_static_path"], str(LOCALES / LANGUAGE / "_assets")]
+        settings["html_css_files"] = [*settings.get("html_css_files", []), "zh.css"]
         config["repository"]["path_to_book"] = f"locales/{LANGUAGE}"  # (launch buttons: book/_ext/learner_links.py)
         settings.update({"language": LANGUAGE, "locale_dirs": [str(LOCALES)], "html_search_language": "zh"})
     path = ROOT / "_build" / f"_config_{kind}.yml"
@@ -84,15 +100,30 @@ def write_config(kind: str) -> Path:
     return path
 
 
+def write_toc() -> Path:
+    """_toc.yml with its part captions translated (book/index.po, where Sphinx extracts them; the
+    translation of a toctree caption never reaches the built sidebar: the zh review's finding F7)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    table = translations("book/index")
+    for part in toc.get("parts", []):
+        part["caption"] = table.get(part["caption"], part["caption"])
+    path = ROOT / "_build" / "_toc_zh.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
 def jupyter_book_build(kind: str, *options: str) -> list[str]:
     """`jupyter-book build` of this repository with the generated config of ``kind``, warnings as errors."""
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    toc = ["--toc", str(write_toc())] if kind == "zh" else []
     return [
         str(jupyter_book),
         "build",
         str(ROOT),
         "--config",
         str(write_config(kind)),
+        *toc,
         *options,
         "-W",
         "-n",
@@ -115,6 +146,68 @@ def update_catalogs() -> None:
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     for po in CATALOGS.rglob("*.po"):
         drop_format_flags(po)
+    update_cell_catalog()
+
+
+def cell_messages() -> list[str]:
+    """The strings of the chapter notebooks that Sphinx does not extract: myst-nb's toggles, each
+    folded cell's own labels (``mystnb.code_prompt_show``/``code_prompt_hide``), and the captions and
+    column headers of the tables that code cells print (helpers.table), in order of appearance."""
+    found = dict.fromkeys(CODE_PROMPTS)
+    for path in chapter_notebooks():
+        for cell in read(path).cells:
+            options = cell.metadata.get("mystnb", {})
+            for key in ("code_prompt_show", "code_prompt_hide"):
+                if options.get(key):
+                    found[options[key]] = None
+            for output in cell.get("outputs", []):
+                output_html = "".join(output.get("data", {}).get("text/html", ""))
+                if is_book_table(output_html):
+                    found.update(dict.fromkeys(table_messages(output_html)))
+    return list(found)
+
+
+# helpers.table's HTML (helpers/book.py, Table._repr_html_): a caption, header cells, and each body
+# cell's header again as its data-label (a phone shows it beside the value).
+TABLE_CAPTION = re.compile(r"(<caption>)([^<]*)(</caption>)")
+TABLE_HEADER = re.compile(r"(<th [^>]*>)([^<]*)(</th>)")
+TABLE_LABEL = re.compile(r'( data-label=")([^"]*)(")')
+
+
+def is_book_table(output_html: str) -> bool:
+    return output_html.startswith('<table class="book-table">')
+
+
+def table_messages(output_html: str) -> list[str]:
+    """The caption and the column headers of one table printed by helpers.table, as the reader sees them."""
+    found = [TABLE_CAPTION.search(output_html)] + list(TABLE_HEADER.finditer(output_html))
+    return [html.unescape(m.group(2)) for m in found if m and re.search("[A-Za-z]{2}", m.group(2))]
+
+
+def translate_table(output_html: str, table: dict[str, str]) -> str:
+    """The same table with its caption, headers and data-labels translated; every other byte (the
+    numbers, the text cells, the markup) as it was (tests/test_locale.py compares the numbers)."""
+
+    def swap(match: re.Match[str]) -> str:
+        text = html.unescape(match.group(2))
+        return match.group(1) + html.escape(table.get(text, text)) + match.group(3)
+
+    for pattern in (TABLE_CAPTION, TABLE_HEADER, TABLE_LABEL):
+        output_html = pattern.sub(swap, output_html)
+    return output_html
+
+
+def update_cell_catalog() -> None:
+    """cells.po, merged like the pages' catalogs: a changed label becomes fuzzy, a new one untranslated."""
+    template = Catalog(locale=LANGUAGE)
+    for message in cell_messages():
+        template.add(message)
+    current = load_po(str(CELLS)) if CELLS.is_file() else Catalog(locale=LANGUAGE)
+    if [m.id for m in current if m.id] == [m.id for m in template if m.id] and not current.obsolete:
+        return  # nothing new: leave the file (and its dates) alone
+    current.update(template)
+    dump_po(str(CELLS), current, width=0, ignore_obsolete=False)
+    drop_format_flags(CELLS)
 
 
 def fill_catalogs() -> list[str]:
@@ -197,11 +290,15 @@ def chinese_notebook(path: Path, table: dict[str, str] | None = None) -> nbforma
     """One chapter's Chinese notebook: its prose from the catalog (or ``table``), its code and outputs untouched."""
     notebook = read(path)
     table = translations(f"notebooks/{path.stem}") if table is None else table
+    toggles = translations("cells")
     result = copy.deepcopy(notebook)
     for cell in result.cells:
         if cell.cell_type == "markdown":
             cell.source = translate_markdown(cell.source, table)
         options = cell.metadata.get("mystnb", {})
+        for key in ("code_prompt_show", "code_prompt_hide"):
+            if options.get(key) in toggles:
+                options[key] = toggles[options[key]]
         for key, field in (("figure", "caption"), ("image", "alt")):
             text = options.get(key, {}).get(field)
             if text:

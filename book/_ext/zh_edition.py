@@ -1,0 +1,228 @@
+"""What the Chinese edition's build translates besides the pages' own messages.
+
+``tools/locale.py`` adds this extension to the Chinese build only (``_build/_config_zh.yml``).
+Sphinx translates each page's paragraphs, titles and captions from its catalog; these strings
+reach the page some other way, and a Chinese reader saw them in English (the zh review's
+findings F9, F10, F14):
+
+- **Code-cell toggles** (F10). myst-nb writes each folded cell's summary ("Show code cell source",
+  or the cell's own label from its metadata, ``mystnb.code_prompt_show``) after every transform
+  of the page, from the notebook's metadata, which gettext never sees. Their translations live in
+  ``locales/zh_CN/LC_MESSAGES/cells.po`` (``tools/locale.py`` extracts the labels from the
+  notebooks); a post-transform after myst-nb's ``HideInputCells`` swaps them in.
+- **Exercise titles in solution boxes** (F9). sphinx-exercise keeps a copy of each exercise,
+  taken when its directive runs, before Sphinx translates the page, and titles the solution
+  from that copy: the solution said 「解答 练习 3.1 (The two-logit Jacobian)」. Once the page is
+  translated, the copy is taken again.
+- **Figures** (F12). The landing page's whole-chain figure, glued by chapter 6 a second time with
+  Chinese words from the same arrays (``<name>_zh``, its data hash in the PNG), replaces the English one.
+- **The themes' own strings** (F14). sphinx-book-theme translates its buttons from its own
+  catalog (``booktheme``), whose zh_CN entries are Taiwanese usage (「列印成 PDF」) and
+  incomplete; ``locales/zh_CN/LC_MESSAGES/booktheme.po`` goes in front of it. (pydata-sphinx-theme's
+  and Sphinx's strings come from the ``sphinx`` catalog, where ``locales/zh_CN/LC_MESSAGES/sphinx.po``
+  is already first.)
+
+Upstream, at the checked releases (``setup`` stops the build on any other):
+myst-nb 1.4.0 (myst_nb/sphinx_.py#L508-L572, ``HideInputCells``, priority 199);
+sphinx-exercise 1.2.1 (sphinx_exercise/directive.py#L165-L172, the registry's copy;
+post_transforms.py#L128-L187, the solution's title from it); sphinx-book-theme 1.2.0
+(sphinx_book_theme/__init__.py#L218, ``add_message_catalog("booktheme", …)``).
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # the repository root: tools/ is a package
+from tools.upstream import require  # noqa: E402
+
+CATALOGS = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
+
+
+def read_translations(name: str) -> dict[str, str]:
+    """msgid -> msgstr of one catalog under locales/zh_CN/LC_MESSAGES, translated and not fuzzy."""
+    from babel.messages.pofile import read_po
+
+    path = CATALOGS / f"{name}.po"
+    if not path.is_file():
+        return {}
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale="zh_CN")
+    return {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+
+
+class TranslatedCodePrompts(SphinxPostTransform):
+    """The summaries of folded code cells, from cells.po (after myst-nb has written them)."""
+
+    default_priority = 200  # myst-nb's HideInputCells is 199
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        from myst_nb.sphinx_ import HideCodeCellNode
+
+        table = self.app.env.zh_cell_messages  # type: ignore[attr-defined]
+        for node in self.document.findall(HideCodeCellNode):
+            for key in ("prompt_show", "prompt_hide"):
+                node[key] = table.get(node[key], node[key])
+
+
+class TranslatedTables(SphinxPostTransform):
+    """The tables that code cells print (helpers.table): caption, headers and data-labels from
+    cells.po (``tools.locale.translate_table``); the numbers stay byte for byte the English ones."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        from tools.locale import is_book_table, translate_table
+
+        table = self.app.env.zh_cell_messages  # type: ignore[attr-defined]
+        for raw in self.document.findall(nodes.raw):
+            if "html" in raw.get("format", "").split() and is_book_table(raw.astext()):
+                raw.replace_self(nodes.raw("", translate_table(raw.astext(), table), format=raw["format"]))
+
+
+GENERATED_FIGURE = re.compile(r"^(?P<folder>(?:.*/)?_generated/)(?P<name>\w+)\.png$")
+
+
+class ChineseFigures(SphinxTransform):
+    """A page that shows a glued figure from ``_generated/<name>.png`` (the landing page) shows
+    ``<name>_zh.png`` where a notebook glues a Chinese copy of it (drawn from the same arrays,
+    helpers.style.translate_figure); book/_ext/wide_figures.py then pairs it with ``<name>_zh_wide``.
+    A read-phase transform, so that Sphinx collects and copies the image it names."""
+
+    default_priority = 400
+
+    def apply(self, **kwargs: Any) -> None:
+        for image in self.document.findall(nodes.image):
+            match = GENERATED_FIGURE.match(image.get("uri", ""))
+            chinese = ROOT / "book" / "_generated" / f"{match['name']}_zh.png" if match else None
+            if chinese is not None and chinese.is_file():
+                image["uri"] = f"{match['folder']}{match['name']}_zh.png"
+                self.env.note_dependency(str(chinese))  # a new Chinese copy re-reads the page
+
+
+class TranslatedExerciseCopies(SphinxTransform):
+    """After Sphinx has translated the page (the i18n transform, priority 20), sphinx-exercise's
+    registry gets a fresh copy of each exercise, so that its solution's title is translated too."""
+
+    default_priority = 25
+
+    def apply(self, **kwargs: Any) -> None:
+        from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node
+
+        registry = getattr(self.env, "sphinx_exercise_registry", {})
+        for node in self.document.findall(lambda n: isinstance(n, (exercise_node, exercise_enumerable_node))):
+            entry = registry.get(node.get("label"))
+            if entry is not None and entry.get("docname") == self.env.docname:
+                entry["node"] = node.deepcopy()
+
+
+class FullWidthExerciseParentheses(SphinxPostTransform):
+    """「练习 3.1（两个 logit 的雅可比矩阵）」: sphinx-exercise wraps a title's subtitle in " (" and ")"
+    (post_transforms.py#L105-L111 and #L166-L176), half-width in a Chinese title (the zh review's layout items)."""
+
+    default_priority = 23  # after the exercise (20) and solution (21, 22) titles are resolved
+
+    def run(self, **kwargs: Any) -> None:
+        from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
+
+        kinds = (exercise_node, exercise_enumerable_node, solution_node)
+        for box in self.document.findall(lambda n: isinstance(n, kinds)):
+            if not box.children or not isinstance(box.children[0], nodes.title):
+                continue
+            for text in list(box.children[0].findall(nodes.Text)):
+                if str(text) in (" (", ")"):
+                    text.parent.replace(text, nodes.Text("（" if str(text) == " (" else "）"))
+
+
+def theme_strings_first(app: Any) -> None:
+    """booktheme.po in front of sphinx-book-theme's own zh_CN catalog."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+    from sphinx import locale
+
+    path = CATALOGS / "booktheme.po"
+    if not path.is_file():
+        return
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale="zh_CN")
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog)
+    compiled.seek(0)
+    ours = gettext.GNUTranslations(compiled)
+    theirs = locale.translators.get(("general", "booktheme"))
+    if theirs is not None:
+        ours.add_fallback(theirs)
+    locale.translators[("general", "booktheme")] = ours
+
+
+def launch_tooltips(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """sphinx-book-theme glues its launch tooltips ("Launch on" + " Colab"): in Chinese the place
+    comes first (「在 Colab 上启动」)."""
+
+    def visit(buttons: list[dict[str, Any]]) -> None:
+        for button in buttons:
+            tooltip = button.get("tooltip", "")
+            if tooltip.startswith("Launch on "):
+                button["tooltip"] = f"在 {tooltip.removeprefix('Launch on ')} 上启动"
+            visit(button.get("buttons", []))
+
+    visit(context.get("header_buttons", []))
+
+
+AUTHOR_JOINS = [(" and others", " 等"), (", and ", " 和 "), (" and ", " 和 ")]
+
+
+def chinese_citations(app: Any, doctree: nodes.document, docname: str) -> None:
+    """Inline author-year citations in the Chinese form: 「Kingma 和 Ba, 2015」, 「Liu 等, 2022」
+    (sphinxcontrib-bibtex joins authors with " and " and abbreviates with *et al.*). The
+    bibliography itself stays in its original language, as Chinese books print it."""
+    for citation in doctree.findall(
+        lambda n: isinstance(n, nodes.Element) and "bibtex-citation" in n.get("classes", [])
+    ):
+        for emphasis in list(citation.findall(nodes.emphasis)):
+            if emphasis.astext() == "et al.":
+                emphasis.replace_self(nodes.Text("等"))
+        for text in list(citation.findall(nodes.Text)):
+            value = str(text)
+            for english, chinese in AUTHOR_JOINS:
+                value = value.replace(english, chinese)
+            if value != str(text):
+                text.parent.replace(text, nodes.Text(value))
+
+
+def remember_cell_messages(app: Any) -> None:
+    app.env.zh_cell_messages = read_translations("cells")
+
+
+def setup(app: Any) -> dict[str, Any]:
+    patch = "zh_edition.py (the Chinese edition's toggles, solution titles and theme strings)"
+    require("myst-nb", "1.4.0", patch, "HideInputCells, myst_nb/sphinx_.py#L508-L572 (priority 199)")
+    require(
+        "sphinx-exercise",
+        "1.2.1",
+        patch,
+        "the registry's copy of an exercise, sphinx_exercise/directive.py#L165-L172, "
+        "and the solution's title from it, post_transforms.py#L128-L187",
+    )
+    require("sphinx-book-theme", "1.2.0", patch, 'add_message_catalog("booktheme"), sphinx_book_theme/__init__.py#L218')
+    app.add_post_transform(TranslatedCodePrompts)
+    app.add_post_transform(TranslatedTables)
+    app.add_transform(TranslatedExerciseCopies)
+    app.add_transform(ChineseFigures)
+    app.add_post_transform(FullWidthExerciseParentheses)
+    app.connect("builder-inited", theme_strings_first)
+    app.connect("builder-inited", remember_cell_messages)
+    app.connect("html-page-context", launch_tooltips, priority=990)
+    app.connect("doctree-resolved", chinese_citations)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
