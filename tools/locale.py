@@ -48,6 +48,7 @@ POT = GETTEXT / "_build" / "gettext"
 
 # Settings the English build leaves alone and the Chinese build sets.
 ZH_TITLE = "注意力为什么要除以 √dₖ"  # the landing page's h1 (book/index.po)
+ZH_AUTHOR = "sqrt-dk-book 的贡献者"  # the footer's author line (_config.yml: "The sqrt-dk-book contributors")
 # Strings of the notebooks that gettext never sees (book/_ext/zh_edition.py translates them in the
 # Chinese build, chinese_notebook() the toggles in the Chinese notebooks): the folded cells' toggles,
 # and the captions and headers of the tables that code cells print.
@@ -85,6 +86,7 @@ def write_config(kind: str) -> Path:
     config["bibtex_bibfiles"] = [str(ROOT / p) for p in config.get("bibtex_bibfiles", [])]
     if kind == "zh":
         config["title"] = ZH_TITLE
+        config["author"] = ZH_AUTHOR
         sphinx["local_extensions"]["zh_edition"] = str(ROOT / "book" / "_ext")
         # the themes' templates whose tooltips are typed in English (the zh review's F14), translated
         settings["templates_path"] = [str(LOCALES / LANGUAGE / "_templates"), *settings["templates_path"]]
