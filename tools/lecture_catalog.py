@@ -79,6 +79,9 @@ def update(path: Path = CATALOG) -> Catalog:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as handle:
         write_po(handle, catalog, width=0, omit_header=False, sort_output=False)
+    from tools.locale import drop_format_flags  # as make locale leaves every catalog
+
+    drop_format_flags(path)
     return catalog
 
 

@@ -440,7 +440,13 @@ def notes_text(env, text: str) -> str:
     def section(match: re.Match) -> str:
         label = match.group(2)
         docname, anchor, _ = env.domaindata["std"]["labels"].get(label, ("", "", ""))
-        numbers = env.toc_secnumbers.get(docname, {}).get(f"#{anchor}")
+        secnumbers = env.toc_secnumbers.get(docname, {})
+        numbers = secnumbers.get(f"#{anchor}")
+        if numbers is None and docname:  # the toc numbers a section by its first id, not by its label
+            for node in env.get_doctree(docname).findall(nodes.section):
+                if anchor in node["ids"]:
+                    numbers = secnumbers.get(f"#{node['ids'][0]}")
+                    break
         return match.group(1).replace("%s", ".".join(map(str, numbers))) if numbers else label
 
     text = paste_glue_roles(text, glued_value)
