@@ -19,6 +19,7 @@ from helpers.attention import (
     scaled_dot_product_attention,
 )
 from helpers.book import figure_png, glue, table
+from helpers.curves import moving_average, steps_to_accuracy
 from helpers.device import effective_seed, get_device, seed_everything
 from helpers.diagnostics import (
     CORRECT,
@@ -31,17 +32,15 @@ from helpers.diagnostics import (
     diagnose_attention,
 )
 from helpers.online import online_attention, online_softmax
+from helpers.recall_runs import train_recall_runs
 from helpers.scales import attention_statistics_at_init
 from helpers.softmax import naive_softmax, softmax_backward, softmax_entropy
 from helpers.style import COLORS, SCALE_COLORS, SCALE_LABELS, plot_band, use_book_style
 from helpers.training import (
     RecallModel,
     TrainHistory,
-    moving_average,
-    steps_to_accuracy,
     train,
     train_recall,
-    train_recall_runs,
 )
 
 __all__ = [

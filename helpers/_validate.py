@@ -1,15 +1,20 @@
-"""Argument checks for every public function in helpers (private to the package).
+"""Argument checks shared by the public functions of helpers (private to the package).
 
 One rule: a wrong type raises ``TypeError``, a wrong value ``ValueError``, and
 the message names the argument. Each public function calls these once, at its
 top, so that the rest of its body is the computation alone. A check returns the
-value it accepted (as a plain ``int`` or ``float`` where it converts one).
+value it accepted (as a plain ``int`` or ``float`` where it converts one). Here:
+the primitives (numbers, seeds, scales, collections, tensors) and attention's
+boundary (query, key, value and mask); a check that one function needs sits
+beside that function instead.
+
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterable, Mapping, Sized
 from numbers import Integral, Real
 from typing import Any, TypeVar
 
@@ -44,18 +49,6 @@ def boolean(name: str, value: object) -> bool:
 
 def string(name: str, value: object) -> str:
     return instance(name, value, str, "a str")
-
-
-def text(name: str, value: object) -> str:
-    """A non-empty str. An empty one raises TypeError too: tests/test_device_style_glue.py pins that."""
-    if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"{name} must be a non-empty str, got {value!r}")
-    return value
-
-
-def function(name: str, value: object) -> None:
-    if not callable(value):
-        raise TypeError(f"{name} must be callable, got {type(value).__name__}")
 
 
 def one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
@@ -144,29 +137,7 @@ def scale(name: str, value: object, default: float) -> float:
     return default if checked is None else checked
 
 
-def band(name: str, value: object) -> tuple[float, float]:
-    """A finite ``(low, high)`` with ``low <= high``. A pair of the wrong length is a TypeError (pinned by tests)."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise TypeError(f"{name} must be a (low, high) pair of numbers, got {value!r}")
-    low, high = (number(name, x) for x in value)
-    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
-        raise ValueError(f"{name} must be finite with low <= high, got {value!r}")
-    return low, high
-
-
 # ---- collections -------------------------------------------------------------------------
-
-
-def sequence(name: str, value: object) -> Sequence[Any]:
-    """A list, a tuple or another sequence, but not a string."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a sequence, got {type(value).__name__}")
-    return value
-
-
-def length(name: str, value: Sized, n: int, what: str) -> None:
-    if len(value) != n:
-        raise ValueError(f"{name} must hold {n} value{'s' * (n != 1)} (one per {what}), got {value!r}")
 
 
 def each(name: str, values: object, check: Callable[[str, object], T]) -> list[T]:
@@ -226,11 +197,6 @@ def shape(name: str, value: Tensor, expected: tuple[int, ...], layout: str) -> N
         raise ValueError(f"{name} must have shape {layout} = {expected}, got {tuple(value.shape)}")
 
 
-def nonempty_last_dim(name: str, value: Tensor) -> None:
-    if value.shape[-1] == 0:
-        raise ValueError(f"{name} must have a non-empty last dimension, got shape {tuple(value.shape)}")
-
-
 def same_dtype(name: str, value: Tensor, ref_name: str, ref: Tensor) -> None:
     if value.dtype != ref.dtype:
         raise TypeError(f"{name} must have the dtype of {ref_name} ({ref.dtype}), got {value.dtype}")
@@ -270,11 +236,6 @@ def batch_dims(**tensors: Tensor) -> tuple[int, ...]:
         shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in tensors.items())
         raise ValueError(f"the batch dimensions of {_listed(tensors)} do not broadcast: {shapes}")
     return batch
-
-
-def finite_nonnegative(name: str, value: Tensor) -> None:
-    if (value < 0).any() or not value.isfinite().all():
-        raise ValueError(f"{name} must be finite and non-negative")
 
 
 # ---- attention's arguments -------------------------------------------------------------

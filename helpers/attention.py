@@ -13,6 +13,8 @@ queries, ``S`` the number of keys, and any leading batch or head dimensions
 
 Two deliberately wrong versions sit beside the correct one, so that the book
 can run and measure the two classic beginner mistakes.
+
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
 """
 
 from __future__ import annotations

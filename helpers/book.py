@@ -1,9 +1,13 @@
-"""Hand results from a notebook to the book's prose: glued numbers and results tables."""
+"""Hand results from a notebook to the book's prose: glued numbers and results tables.
+
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
+"""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Sequence, Sized
 from typing import Any
 
 from helpers import _validate as check
@@ -41,12 +45,12 @@ def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float,
     the end of a cell adds no visible output. Outside IPython only the band is
     checked.
     """
-    check.text("name", name)
+    _text("name", name)
     if digits is not None:
         number = check.number("value", value)  # digits needs a number
         value = round(number, digits) if digits > 0 else int(round(number, digits))
     if band is not None:
-        low, high = check.band("band", band)
+        low, high = _band("band", band)
         check.number("value", value)  # band needs a number
         if not low <= value <= high:  # NaN fails too
             raise AssertionError(f"glued {name} = {value} lies outside its declared band [{low}, {high}]")
@@ -141,16 +145,16 @@ def table(
         (row labels) and every column that holds text are left-aligned, columns
         of numbers right-aligned.
     """
-    check.text("caption", caption)
+    _text("caption", caption)
     columns = check.each("columns", columns, check.string)
     n = len(columns)
     if formats is None or isinstance(formats, str) or callable(formats):
         per_column: list[Format | None] = [formats] * n
     else:
         per_column = list(formats)
-        check.length("formats", per_column, n, "column")
-    for i, values in enumerate(check.sequence("rows", rows)):
-        check.length(f"rows[{i}]", check.sequence(f"rows[{i}]", values), n, "column")
+        _length("formats", per_column, n)
+    for i, values in enumerate(_sequence("rows", rows)):
+        _length(f"rows[{i}]", _sequence(f"rows[{i}]", values), n)
     cells = []
     numeric = [True] * n
     for values in rows:
@@ -168,3 +172,35 @@ def _format(value: Any, spec: Format | None) -> str:
     if callable(spec):
         return spec(value)
     return format(value, spec or ".3g")
+
+
+# ---- the checks of glue's and table's arguments (helpers/_validate.py has the shared ones)
+
+
+def _text(name: str, value: object) -> str:
+    """A non-empty str. An empty one raises TypeError too: tests/test_device_style_glue.py pins that."""
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"{name} must be a non-empty str, got {value!r}")
+    return value
+
+
+def _band(name: str, value: object) -> tuple[float, float]:
+    """A finite ``(low, high)`` with ``low <= high``. A pair of the wrong length is a TypeError (pinned by tests)."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"{name} must be a (low, high) pair of numbers, got {value!r}")
+    low, high = (check.number(name, x) for x in value)
+    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+        raise ValueError(f"{name} must be finite with low <= high, got {value!r}")
+    return low, high
+
+
+def _sequence(name: str, value: object) -> Sequence[Any]:
+    """A list, a tuple or another sequence, but not a string."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a sequence, got {type(value).__name__}")
+    return value
+
+
+def _length(name: str, value: Sized, n: int) -> None:
+    if len(value) != n:
+        raise ValueError(f"{name} must hold {n} value{'s' * (n != 1)} (one per column), got {value!r}")

@@ -14,6 +14,8 @@ and a readout, :class:`helpers.training.RecallModel`), its initialisation from
 ``seed``, the optimizer and the CPU generator of the batches. A run of
 :func:`train_shared_value` with seed ``s`` sees the keys, queries and targets
 that ``train_recall(seed=s)`` sees; only the values of the pairs differ.
+
+Chapters: 7.
 """
 
 from __future__ import annotations

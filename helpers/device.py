@@ -1,4 +1,7 @@
-"""Where the notebooks compute, and how they stay reproducible."""
+"""Where the notebooks compute, and how they stay reproducible.
+
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
+"""
 
 from __future__ import annotations
 

@@ -41,6 +41,8 @@ What the probe cannot see (it checks a function, not a model):
 
 The entropy of the rows against its maximum ``log(S)`` and the mean largest
 weight are reported too, as the human-readable face of the same fact.
+
+Chapters: 7.
 """
 
 from __future__ import annotations
@@ -144,7 +146,8 @@ def implied_logit_scale(weights: Tensor, scores: Tensor) -> float:
     check.float_tensor("weights", weights, 1)
     check.float_tensor("scores", scores)
     check.shape("scores", scores, tuple(weights.shape), "(..., L, S) of weights")
-    check.finite_nonnegative("weights", weights)
+    if (weights < 0).any() or not weights.isfinite().all():
+        raise ValueError("weights must be finite and non-negative")
     # float64 on the CPU: the logs of tiny weights need the range, and MPS has no float64
     p = weights.detach().to("cpu", torch.float64)
     s = scores.detach().to("cpu", torch.float64)
@@ -164,47 +167,31 @@ def _close(a: float, b: float, rel: float) -> bool:
 
 
 def _distinct(a: float, b: float, rel: float) -> bool:
-    """True if ``a`` and ``b`` lie more than ``2 * rel * max(|a|, |b|)`` apart.
-
-    That is enough, with margin, for no value within ``rel`` (relative) of one
-    to be within ``rel`` of the other: the exact condition,
-    ``|a - b| > rel * (|a| + |b|)``, is weaker, so a few pairs that could be
-    told apart are refused.
-    """
+    """True if ``a`` and ``b`` lie more than ``2 * rel * max(|a|, |b|)`` apart: then, with margin, no value within
+    ``rel`` of one is within ``rel`` of the other (the exact condition, ``|a - b| > rel * (|a| + |b|)``, is weaker)."""
     return abs(a - b) > 2 * rel * max(abs(a), abs(b))
 
 
-def _known_scales(d_k: int, seq_len: int, value_width: int) -> dict[str, float]:
-    """The verdict each scale inside the softmax stands for, at one probe shape."""
+def _known_scales(d_k: int, seq_len: int, value_width: int) -> dict[str, tuple[str, float]]:
+    """The verdict each scale inside the softmax stands for at one probe shape: (its formula, its value)."""
     return {
-        CORRECT: 1.0 / math.sqrt(d_k),
-        NO_SCALE: 1.0,
-        DOUBLE_SCALE: 1.0 / d_k,
-        VALUE_WIDTH_SCALE: 1.0 / math.sqrt(value_width),
-        KEY_COUNT_SCALE: 1.0 / math.sqrt(seq_len),
+        CORRECT: ("1/sqrt(d_k)", 1.0 / math.sqrt(d_k)),
+        NO_SCALE: ("1", 1.0),
+        DOUBLE_SCALE: ("1/d_k", 1.0 / d_k),
+        VALUE_WIDTH_SCALE: ("1/sqrt(value_width)", 1.0 / math.sqrt(value_width)),
+        KEY_COUNT_SCALE: ("1/sqrt(seq_len)", 1.0 / math.sqrt(seq_len)),
     }
 
 
 def _clashes(d_k: int, seq_len: int, value_width: int, rel_tol: float) -> list[str]:
     """The pairs of known scales that ``rel_tol`` cannot tell apart at this shape, as text."""
-    names = {
-        CORRECT: "1/sqrt(d_k)",
-        NO_SCALE: "1",
-        DOUBLE_SCALE: "1/d_k",
-        VALUE_WIDTH_SCALE: "1/sqrt(value_width)",
-        KEY_COUNT_SCALE: "1/sqrt(seq_len)",
-    }
-    scales = list(_known_scales(d_k, seq_len, value_width).items())
+    scales = list(_known_scales(d_k, seq_len, value_width).values())
     return [
-        f"{names[a]} = {x:.3g} and {names[b]} = {y:.3g}"
+        f"{a} = {x:.3g} and {b} = {y:.3g}"
         for i, (a, x) in enumerate(scales)
         for b, y in scales[i + 1 :]
         if not _distinct(x, y, rel_tol)
     ]
-
-
-def _value_width_for(d_k: int, seq_len: int, rel_tol: float) -> int | None:
-    return next((m * seq_len for m in _VALUE_WIDTH_MULTIPLES if not _clashes(d_k, seq_len, m * seq_len, rel_tol)), None)
 
 
 def probe_shape(
@@ -239,16 +226,6 @@ def probe_shape(
         seq_len = check.integer("seq_len", seq_len, 2, why=" (a softmax over one key says nothing)")
     if value_width is not None:
         value_width = check.positive_int("value_width", value_width)
-    return _probe_shape(d_k, seq_len, value_width, rel_tol)
-
-
-def probe_length(d_k: int, rel_tol: float = 0.1) -> int:
-    """The number of keys ``S`` that :func:`probe_shape` chooses at ``d_k`` (see there)."""
-    return probe_shape(d_k, rel_tol=rel_tol)[0]
-
-
-def _probe_shape(d_k: int, seq_len: int | None, value_width: int | None, rel_tol: float) -> tuple[int, int]:
-    """:func:`probe_shape` without the argument checks."""
     if not _distinct(1.0 / math.sqrt(d_k), 1.0, rel_tol):
         raise ValueError(
             f"d_k = {d_k} is too small for rel_tol = {rel_tol}: 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} is within "
@@ -270,7 +247,8 @@ def _probe_shape(d_k: int, seq_len: int | None, value_width: int | None, rel_tol
     lengths = _SEQ_LEN_CANDIDATES if seq_len is None else (seq_len,)
     for length in lengths:
         if value_width is None:
-            width = _value_width_for(d_k, length, rel_tol)
+            widths = (m * length for m in _VALUE_WIDTH_MULTIPLES)
+            width = next((w for w in widths if not _clashes(d_k, length, w, rel_tol)), None)
             if width is not None:
                 return length, width
         elif value_width > length and not _clashes(d_k, length, value_width, rel_tol):
@@ -282,6 +260,11 @@ def _probe_shape(d_k: int, seq_len: int | None, value_width: int | None, rel_tol
         f"each other by more than 2*rel_tol; "
         + ("lower rel_tol" if given == "rel_tol" else f"try another {given}, or leave it None")
     )
+
+
+def probe_length(d_k: int, rel_tol: float = 0.1) -> int:
+    """The number of keys ``S`` that :func:`probe_shape` chooses at ``d_k`` (see there)."""
+    return probe_shape(d_k, rel_tol=rel_tol)[0]
 
 
 def diagnose_attention(
@@ -323,7 +306,8 @@ def diagnose_attention(
             the argument), or if ``attention`` returns an output of the wrong shape.
         TypeError: if ``attention`` returns no tensor.
     """
-    check.function("attention", attention)
+    if not callable(attention):
+        raise TypeError(f"attention must be callable, got {type(attention).__name__}")
     batch = check.positive_int("batch", batch)
     seed = check.seed("seed", seed)
     seq_len, value_width = probe_shape(d_k, seq_len, value_width, rel_tol)
@@ -365,7 +349,7 @@ def diagnose_attention(
     verdict = UNEXPECTED
     if rows_constant and _close(row_sum, 1.0, rel_tol):
         known = _known_scales(d_k, seq_len, value_width)
-        verdict = next((name for name, c in known.items() if _close(scale, c, rel_tol)), UNEXPECTED)
+        verdict = next((name for name, (_, c) in known.items() if _close(scale, c, rel_tol)), UNEXPECTED)
     elif rows_constant and _close(row_sum, expected, rel_tol) and _close(scale, 1.0, rel_tol):
         verdict = SCALE_AFTER_SOFTMAX
     return AttentionDiagnosis(

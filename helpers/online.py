@@ -11,6 +11,8 @@ FlashAttention also folds the softmax scale into the exponent. It takes the
 running maximum of the *raw* scores and evaluates
 ``exp2(s * scale * log2(e) - m * scale * log2(e))``; ``exp2`` is the cheaper
 instruction on GPUs. ``use_exp2=True`` does the same here.
+
+Chapters: 3, 4, 7b.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def online_softmax(logits: Tensor, block_size: int = 64) -> Tensor:
         (..., S) probabilities, equal to ``torch.softmax(logits, dim=-1)`` up to rounding.
     """
     check.float_tensor("logits", logits, 1)
-    check.nonempty_last_dim("logits", logits)
+    if logits.shape[-1] == 0:
+        raise ValueError(f"logits must have a non-empty last dimension, got shape {tuple(logits.shape)}")
     block_size = check.positive_int("block_size", block_size)
     running_max = torch.full(logits.shape[:-1], -math.inf, dtype=logits.dtype, device=logits.device)
     running_sum = torch.zeros(logits.shape[:-1], dtype=logits.dtype, device=logits.device)

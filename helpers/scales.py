@@ -5,6 +5,8 @@ Chapters 4 and 5 compare multipliers of the raw scores ``q . k`` (none,
 standard-normal queries and keys, one softmax per query, and a random upstream
 gradient, as at the first step of training. ``attention_statistics_at_init``
 returns the numbers both chapters plot.
+
+Chapters: 4, 5.
 """
 
 from __future__ import annotations

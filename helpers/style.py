@@ -7,6 +7,8 @@ shrinks it by no more than ~0.6 and its tick labels stay >= 9 CSS px tall.
 Multi-panel figures stack their panels vertically (one column) for the same
 reason. Figures are rendered as PNG: SVG output embeds dates and random ids,
 which would make the executed notebooks change on every run.
+
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
 """
 
 from __future__ import annotations

@@ -46,9 +46,10 @@ GENERATED_PAGES = ("genindex", "search", "prf-prf")
 REDIRECTS = ("index",)  # the root index.html only forwards to book/index.html
 
 # The order in which the checks of one view run: first those that only read the page, then
-# those that change it (open a menu, switch a mode), then those that read what the others
-# left (the console errors of the whole visit), and last those that may navigate away.
-READS, INTERACTS, AFTER, LEAVES = 0, 1, 2, 3
+# those that scroll it and scroll back, then those that change it (open a menu, follow an
+# anchor), then those that read what the others left (the console errors of the whole visit),
+# and last those that may navigate away.
+READS, SCROLLS, INTERACTS, AFTER, LEAVES = 0, 1, 2, 3, 4
 
 
 def tick_label_px() -> float:
@@ -174,15 +175,29 @@ def new_context(browser: Any, viewport: str, mode: str = "light") -> Any:
     return context
 
 
-def load(context: Any, url: str, kind: str = "site") -> Any:
-    """Open ``url``, record every problem a reader would meet (failed requests, HTTP errors,
-    console errors, uncaught exceptions) in ``page.problems``, and wait until it has settled."""
+def new_page(context: Any) -> Any:
+    """A page that records every problem a reader would meet (failed requests, HTTP errors,
+    console errors, uncaught exceptions) in ``page.problems``, emptied by each :func:`load`."""
     page = context.new_page()
     page.problems = []
     page.on("requestfailed", lambda request: page.problems.append(f"failed request {request.url}"))
     page.on("response", lambda r: page.problems.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
     page.on("console", lambda m: page.problems.append(f"console error {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda error: page.problems.append(f"page error {error}"))
+    return page
+
+
+def load(context: Any, url: str, kind: str = "site", page: Any = None) -> Any:
+    """Open ``url`` (in ``page``, a :func:`new_page` of ``context``, or a new one), recording its
+    problems in ``page.problems``, and wait until it has settled.
+
+    Reusing one page for many loads keeps its renderer process instead of starting one per load:
+    measured on chapters 3 and 6 and the ledger, about 2.8 CPU s per load in one reused page
+    against 3.9 s in a new page each time (medians of three runs of nine loads, Chromium's
+    processes included)."""
+    if page is None:
+        page = new_page(context)
+    page.problems = []
     page.goto(url, wait_until="load")
     if kind == "deck":  # slides/deck.js lays the slides out, then starts reveal.js
         page.wait_for_function("window.Reveal && Reveal.isReady && Reveal.isReady()", timeout=60000)
@@ -268,6 +283,7 @@ class PageReports:
     def __init__(self, browser: Any, site_url: str, selected: dict[str, set[str]]):
         self.browser, self.site_url, self.selected = browser, site_url, selected
         self.contexts: dict[tuple[str, str], Any] = {}
+        self.pages: dict[tuple[str, str], Any] = {}  # one page per context, loaded again for each view
         self.reports: dict[View, Report] = {}
 
     def get(self, view: View) -> Report:
@@ -275,16 +291,18 @@ class PageReports:
             key = (view.viewport, view.mode)
             if key not in self.contexts:
                 self.contexts[key] = new_context(self.browser, *key)
+            if key not in self.pages:
+                self.pages[key] = new_page(self.contexts[key])
             kind = "deck" if is_deck(view.path) else "site"
             checks = [CHECKS[name] for name in sorted(self.selected.get(view.id, set())) if name in CHECKS]
             try:
-                page = load(self.contexts[key], f"{self.site_url}/{view.path}", kind)
+                page = load(self.contexts[key], f"{self.site_url}/{view.path}", kind, self.pages[key])
             except Exception as error:  # every check of the view fails with the reason, once
                 reason = f"the page did not load and settle: {error}"
                 self.reports[view] = Report(findings={c.name: [reason] for c in checks}, problems=[reason])
+                self.pages.pop(key).close()  # the next view starts from a fresh page
             else:
                 self.reports[view] = run_checks(page, view, checks)
-                page.close()
         return self.reports[view]
 
     def close(self) -> None:

@@ -4,11 +4,12 @@ editions has an anchor for each export and a link to each chapter that calls it.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import helpers
-from tools.helpers_index import chapter_label, code_sources, helpers_imports, modules
+from tools.helpers_index import chapter_label, chapters_line, code_sources, helpers_imports, modules, with_chapters_line
 from tools.notebook_format import chapter_notebooks
 
 
@@ -48,3 +49,56 @@ def test_the_built_page_lists_every_export_in_both_editions(built_site: Path):
         for stem in {s for d in by_name.values() for s in d.chapters}:
             assert re.search(rf'href="\.\./notebooks/{stem}\.html"', text), f"{page}: no link to {stem}"
         assert text.count('<details class="helpers-source">') == len(modules())
+
+
+def _first_helper_call(notebook: Path) -> str:
+    """The first helper a visible code cell of ``notebook`` calls (not folded, not removed), read from the
+    notebook's source, not from the page: ``helpers.f(``, ``module.f(`` or ``f(`` after ``from helpers... import f``."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    found = modules()
+    defined, qualifiers = {d.name for m in found for d in m.definitions}, {"helpers"} | {m.name for m in found}
+    bare: set[str] = set()
+    for cell in cells:
+        source = "".join(cell["source"])
+        for line in re.findall(r"^from helpers(?:\.\w+)? import ([^\n(]+)$", source, re.M):
+            bare.update(n.strip() for n in line.split(",") if " as " not in n)
+        hidden = {"remove-cell", "remove-input", "hide-input", "hide-cell"} & set(cell["metadata"].get("tags", []))
+        if cell["cell_type"] != "code" or hidden:
+            continue
+        code = re.sub(r"#[^\n]*|\"[^\"\n]*\"|'[^'\n]*'", "", source)  # comments and strings call nothing
+        for call in re.finditer(r"(?<![\w.])(?:(\w+)\.)?(\w+)\(", code):
+            qualifier, name = call.groups()
+            if name in defined and (qualifier in qualifiers if qualifier else name in bare):
+                return name
+    raise AssertionError(f"{notebook.name}: no visible code cell calls a helper")
+
+
+def test_each_chapters_first_helper_call_links_to_its_entry_in_both_editions(built_site: Path):
+    # From a chapter to the function it calls: book/_ext/helpers_api.link_helpers links the names a code
+    # cell takes from helpers. The first call in a visible cell must link; every link must land on an entry.
+    for edition in (built_site, built_site / "zh"):
+        ids = set(re.findall(r'id="(helpers-[^"]+)"', (edition / "book" / "helpers.html").read_text(encoding="utf-8")))
+        for notebook in chapter_notebooks():
+            page = edition / "notebooks" / f"{notebook.stem}.html"
+            links = re.findall(
+                r'<a class="reference internal helpers-link" href="\.\./book/helpers\.html#([^"]+)"[^>]*>'
+                r'<span class="n">(\w+)</span></a>',
+                page.read_text(encoding="utf-8"),
+            )
+            missing = sorted({anchor for anchor, _ in links} - ids)
+            assert not missing, f"{page}: links to entries the helpers page lacks: {missing}"
+            first = _first_helper_call(notebook)
+            assert (f"helpers-{first}", first) in links, f"{page}: the first helper call, {first}, links nowhere"
+
+
+def test_each_module_says_what_it_is_for_and_which_chapters_reach_it():
+    # make tidy writes the last line (tools/tidy.py); this says which module is behind, and why
+    for module in modules():
+        lines = module.docstring.splitlines()
+        assert lines and lines[0].endswith("."), f"helpers/{module.name}.py: no one-line purpose on top"
+        expected = chapters_line(module)
+        assert lines[-1] == expected, f"helpers/{module.name}.py: run `make tidy` (its last line: {expected})"
+    one_line = '"""What it is for."""\n\nimport math\n'
+    assert with_chapters_line(one_line, "Chapters: 4.") == '"""What it is for.\n\nChapters: 4.\n"""\n\nimport math\n'
+    refreshed = with_chapters_line('"""What.\n\nMore.\n\nChapters: 1.\n"""\n', "Chapters: 1, 2.")
+    assert refreshed == '"""What.\n\nMore.\n\nChapters: 1, 2.\n"""\n'

@@ -18,9 +18,21 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.browser import ROOT, axe_violations, load, new_context, tick_label_px
+from tests.browser import (
+    ROOT,
+    SCROLLS,
+    VIEWPORTS,
+    axe_violations,
+    load,
+    new_context,
+    new_page,
+    page_check,
+    tick_label_px,
+)
 
-HEADER_WIDTHS = (1024, 1280, 1440, 1920, 390)
+# Widths besides the page checks' two viewports (1280 and 390 px: VIEWPORTS), loaded here; at
+# those two the checks below read the pages that every other page check reads.
+HEADER_WIDTHS = (1024, 1440, 1920)  # and 1280, 390
 # a sample of page kinds: the landing page, a chapter with a launch button, the ledger, in both editions
 HEADER_PAGES = ("book/index.html", "notebooks/03_softmax_saturation.html", "book/claims.html", "zh/book/index.html")
 # screenshots for a review, where BOOK_SHOTS names a folder
@@ -50,35 +62,61 @@ HEADER_REPORT = """() => {
 }"""
 
 
+def scrolled_until(page, condition: str) -> None:
+    """Wait (for a condition, not a delay) until ``condition`` on ``scrollY`` holds, then two
+    animation frames, in which the theme's scroll handlers have run and the header is laid out."""
+    page.wait_for_function(f"() => {condition}", polling="raf", timeout=10000)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def header_problems(page, path: str, width: int) -> list[str]:
+    """The header of a loaded page holds its buttons, on one row, before and after a scroll."""
+    problems = []
+    report = page.evaluate(HEADER_REPORT)
+    top, bottom = report["header"]
+    if report["group"][0] < top - 0.5 or report["group"][1] > bottom + 0.5:
+        problems.append(f"{path}: the button group spans {report['group']} in a header at {report['header']}")
+    problems += [f"{path}: outside the header: {o}" for o in report["outside"]]
+    if report["linkLines"] != 1 or report["linkHeight"] > 2 * report["linkLineHeight"]:
+        problems.append(f"{path}: the language link takes {report['linkLines']} lines ({report['linkHeight']} px)")
+    # scrolled: the header stays one row, and nothing of it hangs over the text below. The wheel
+    # turns over the article: at (0, 0) the pointer is over the navbar, where the wheel scrolled
+    # nothing (this half of the check read an unscrolled page until it waited for scrollY)
+    page.mouse.move(width / 2, 600)
+    page.mouse.wheel(0, 1500)
+    scrolled_until(page, "scrollY > 0")
+    scrolled = page.evaluate(HEADER_REPORT)
+    problems += [f"{path} (scrolled): outside the header: {o}" for o in scrolled["outside"]]
+    page.mouse.wheel(0, -3000)  # back to the top, as the checks after this one expect
+    scrolled_until(page, "scrollY === 0")
+    if SHOTS and path == HEADER_PAGES[1] and width in (1280, 390):
+        page.screenshot(
+            path=str(SHOTS / f"site-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 140}
+        )
+    return problems
+
+
+HEADER_DOC = """At review time the button group was 85 px tall in the 48 px header, its top at -18.7 px,
+    and the language link wrapped onto a second line over the content: this failed at every width."""
+
+
 @pytest.mark.parametrize("width", HEADER_WIDTHS)
 def test_the_header_holds_its_buttons(browser, site_url, width):
-    """At review time the button group was 85 px tall in the 48 px header, its top at -18.7 px,
-    and the language link wrapped onto a second line over the content: this failed at every width."""
     context = browser.new_context(viewport={"width": width, "height": 900})
-    problems = []
+    problems, page = [], new_page(context)  # one page, loaded again for each path
     for path in HEADER_PAGES:
-        page = load(context, f"{site_url}/{path}")
-        report = page.evaluate(HEADER_REPORT)
-        top, bottom = report["header"]
-        if report["group"][0] < top - 0.5 or report["group"][1] > bottom + 0.5:
-            problems.append(f"{path}: the button group spans {report['group']} in a header at {report['header']}")
-        problems += [f"{path}: outside the header: {o}" for o in report["outside"]]
-        if report["linkLines"] != 1 or report["linkHeight"] > 2 * report["linkLineHeight"]:
-            problems.append(f"{path}: the language link takes {report['linkLines']} lines ({report['linkHeight']} px)")
-        # scrolled: the header stays one row, and nothing of it hangs over the text below
-        page.mouse.wheel(0, 1500)
-        page.wait_for_timeout(150)
-        scrolled = page.evaluate(HEADER_REPORT)
-        problems += [f"{path} (scrolled): outside the header: {o}" for o in scrolled["outside"]]
-        if SHOTS and path == HEADER_PAGES[1] and width in (1280, 390):
-            page.mouse.wheel(0, -3000)
-            page.wait_for_timeout(150)
-            page.screenshot(
-                path=str(SHOTS / f"site-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 140}
-            )
-        page.close()
+        load(context, f"{site_url}/{path}", page=page)
+        problems += header_problems(page, path, width)
     context.close()
     assert not problems, "\n".join(problems)
+
+
+@page_check(pages=lambda path: path in HEADER_PAGES, order=SCROLLS)
+def test_the_header_holds_its_buttons_at_each_viewport(page, view):
+    return header_problems(page, view.path, VIEWPORTS[view.viewport][0])
+
+
+test_the_header_holds_its_buttons.__doc__ = test_the_header_holds_its_buttons_at_each_viewport.__doc__ = HEADER_DOC
 
 
 def test_the_footer_names_the_authors(built_site):
@@ -99,31 +137,44 @@ FIGURES = """() => [...document.querySelectorAll('picture.wide-figure')].map(p =
 })"""
 
 
-@pytest.mark.parametrize("width", (390, 768, 960, 1024, 1280, 1920))
-def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(browser, site_url, width):
-    """The landing page's figure (and chapter 6's) was four stacked panels, 584 px wide, in a ~690 px
+WIDE_FIGURE_PAGES = ("book/index.html", "notebooks/06_the_experiment.html", "zh/book/index.html")
+WIDE_FIGURE_DOC = """The landing page's figure (and chapter 6's) was four stacked panels, 584 px wide, in a ~690 px
     column. Now: the wide version from 60em, the stacked one below, and tick labels >= 9 px in both."""
+
+
+def wide_figure_problems(page, path: str, width: int) -> list[str]:
+    page.wait_for_function("[...document.images].every(i => i.complete)")
+    figures = page.evaluate(FIGURES)
+    problems = [] if figures else [f"{path}: no wide figure"]
+    wide_expected = page.evaluate("matchMedia('(min-width: 60em)').matches")
+    for figure in figures:
+        if (figure["src"] == figure["wide"]) != wide_expected:
+            problems.append(f"{path} at {width} px: shows {figure['src']} (wide expected: {wide_expected})")
+        if figure["scale"] * tick_label_px() < 9:
+            problems.append(f"{path} at {width} px: {figure['src']} shrunk to {figure['scale']:.2f}: ticks under 9 px")
+        if not figure["alt"] or not figure["caption"]:
+            problems.append(f"{path}: a wide figure lost its alt text or caption")
+    return problems
+
+
+@pytest.mark.parametrize("width", (768, 960, 1024, 1920))  # and 390, 1280: the page check below
+def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(browser, site_url, width):
     context = browser.new_context(viewport={"width": width, "height": 900})
-    problems = []
-    for path in ("book/index.html", "notebooks/06_the_experiment.html", "zh/book/index.html"):
-        page = load(context, f"{site_url}/{path}")
-        page.wait_for_function("[...document.images].every(i => i.complete)")
-        figures = page.evaluate(FIGURES)
-        if not figures:
-            problems.append(f"{path}: no wide figure")
-        wide_expected = page.evaluate("matchMedia('(min-width: 60em)').matches")
-        for figure in figures:
-            if (figure["src"] == figure["wide"]) != wide_expected:
-                problems.append(f"{path} at {width} px: shows {figure['src']} (wide expected: {wide_expected})")
-            if figure["scale"] * tick_label_px() < 9:
-                problems.append(
-                    f"{path} at {width} px: {figure['src']} shrunk to {figure['scale']:.2f}: ticks under 9 px"
-                )
-            if not figure["alt"] or not figure["caption"]:
-                problems.append(f"{path}: a wide figure lost its alt text or caption")
-        page.close()
+    problems, page = [], new_page(context)
+    for path in WIDE_FIGURE_PAGES:
+        load(context, f"{site_url}/{path}", page=page)
+        problems += wide_figure_problems(page, path, width)
     context.close()
     assert not problems, "\n".join(problems)
+
+
+@page_check(pages=lambda path: path in WIDE_FIGURE_PAGES)
+def test_wide_figures_at_each_viewport(page, view):
+    return wide_figure_problems(page, view.path, VIEWPORTS[view.viewport][0])
+
+
+test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone.__doc__ = WIDE_FIGURE_DOC
+test_wide_figures_at_each_viewport.__doc__ = WIDE_FIGURE_DOC
 
 
 TABLES = """() => [...document.querySelectorAll('.bd-article table')].filter(t => !t.closest('.scale-explorer'))
@@ -147,31 +198,50 @@ TABLES = """() => [...document.querySelectorAll('.bd-article table')].filter(t =
 })"""
 
 
-@pytest.mark.parametrize("width", (1024, 1280))
-def test_wide_tables_say_that_they_scroll(browser, site_url, built_site, width):
-    """Chapter 3's "where exp overflows" table (830 px in a 688-790 px box) hid its exp(88) and
+TABLES_DOC = """Chapter 3's "where exp overflows" table (830 px in a 688-790 px box) hid its exp(88) and
     exp(89) columns with no sign that it scrolls. Every table cut by its box must now scroll, be
     marked, take the keyboard's focus, and show the cue and the edge shadow."""
+
+
+def is_table_page(path: str) -> bool:  # the English chapters, the ledger, one Chinese chapter
+    return (path.startswith("notebooks/") and path.endswith(".html")) or path in (
+        "book/claims.html",
+        "zh/notebooks/03_softmax_saturation.html",
+    )
+
+
+def table_problems(page, path: str, width: int) -> list[str]:
+    problems = []
+    for table in page.evaluate(TABLES):
+        missing = [key for key in ("scrolls", "marked", "focusable", "cue", "shadow") if not table[key]]
+        if table["cut"] and missing:
+            problems.append(f"{path}: table '{table['caption'][:50]}' is cut off without: {', '.join(missing)}")
+    if SHOTS and path == "notebooks/03_softmax_saturation.html" and width == 1280:
+        cue = page.locator(".table-scroll[data-overflow]")
+        if cue.count():
+            cue.first.scroll_into_view_if_needed()
+            cue.first.screenshot(path=str(SHOTS / "site-table-scroll-1280.png"))
+    return problems
+
+
+@pytest.mark.parametrize("width", (1024,))  # and 1280: the page check below
+def test_wide_tables_say_that_they_scroll(browser, site_url, built_site, width):
     context = browser.new_context(viewport={"width": width, "height": 900})
-    problems, cut_tables = [], 0
-    chapters = sorted(p.relative_to(built_site).as_posix() for p in (built_site / "notebooks").glob("*.html"))
-    for path in chapters + ["book/claims.html", "zh/notebooks/03_softmax_saturation.html"]:
-        page = load(context, f"{site_url}/{path}")
-        for table in page.evaluate(TABLES):
-            if not table["cut"]:
-                continue
-            cut_tables += 1
-            missing = [key for key in ("scrolls", "marked", "focusable", "cue", "shadow") if not table[key]]
-            if missing:
-                problems.append(f"{path}: table '{table['caption'][:50]}' is cut off without: {', '.join(missing)}")
-        if SHOTS and path.endswith("03_softmax_saturation.html") and width == 1280 and not path.startswith("zh/"):
-            cue = page.locator(".table-scroll[data-overflow]")
-            if cue.count():
-                cue.first.scroll_into_view_if_needed()
-                cue.first.screenshot(path=str(SHOTS / "site-table-scroll-1280.png"))
-        page.close()
+    problems, page = [], new_page(context)
+    paths = sorted(p.relative_to(built_site).as_posix() for p in built_site.glob("**/*.html"))
+    for path in filter(is_table_page, paths):
+        load(context, f"{site_url}/{path}", page=page)
+        problems += table_problems(page, path, width)
     context.close()
     assert not problems, "\n".join(problems)
+
+
+@page_check(viewports=("desktop",), pages=is_table_page, order=SCROLLS)
+def test_wide_tables_at_1280_px(page, view):
+    return table_problems(page, view.path, VIEWPORTS[view.viewport][0])
+
+
+test_wide_tables_say_that_they_scroll.__doc__ = test_wide_tables_at_1280_px.__doc__ = TABLES_DOC
 
 
 def test_glued_numbers_are_not_bold(browser, site_url):

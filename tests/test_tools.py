@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools import portability, suite
+from tools import portability, suite, tidy
 from tools.notebook_format import ROOT, chapter_notebooks
 
 TOOLS = sorted(f"tools.{p.stem}" for p in (ROOT / "tools").glob("*.py") if p.stem != "__init__")
@@ -184,3 +184,30 @@ def test_make_test_runs_the_suite_and_ci_runs_make_test():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "\t$(BIN)/python -m tools.suite test\n" in makefile
     assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().endswith("make test")
+
+
+def test_a_stage_is_charged_for_its_detached_descendants():
+    """Playwright starts Chromium in a session of its own, which ``wait4`` never counts: the
+    sampler must. Fails if a grandchild that detaches (setsid) and burns CPU is not charged."""
+    import subprocess
+    import sys
+
+    burn = "import os, time; os.setsid(); t = time.process_time(); exec('while time.process_time() - t < 1.5: pass')"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', {burn!r}]).wait()"]
+    )
+    tree = suite.TreeCPU(parent.pid)
+    parent.wait()
+    charged = tree.total()
+    assert charged > 1.0, f"charged {charged:.2f} CPU s for a descendant that used 1.5"
+
+
+def test_tidy_tells_a_ledger_conflict_from_stale_files(monkeypatch, capsys):
+    # a conflict in book/claims.yml is an exception of its own type, not a line that happens to start a list
+    conflict = ["C1.1 (a): same_as C9.9 (a) does not exist"]
+    monkeypatch.setattr(tidy.claims, "check_same_evidence", lambda ledger: conflict)
+    with pytest.raises(tidy.LedgerConflict, match="C9.9"):
+        tidy.run(write=False)
+    monkeypatch.setattr(sys, "argv", ["tidy", "--check"])
+    assert tidy.main() == 1
+    assert "graded two ways" in capsys.readouterr().out

@@ -31,6 +31,9 @@ READING_ORDER = (
     "online",
     "scales",
     "training",
+    "curves",
+    "recall_runs",
+    "run_stack",
     "controls",
     "diagnostics",
     "device",
@@ -59,6 +62,18 @@ def helpers_imports(source: str) -> set[str]:
     for alias in aliases:
         names.update(re.findall(rf"\b{re.escape(alias)}\.(\w+)", source))
     return names
+
+
+def module_imports(source: str) -> set[tuple[str, str]]:
+    """``(module, name)`` for each ``from helpers.module import name`` of ``source``: the names that
+    :func:`helpers_imports` counts as the module alone."""
+    found = set()
+    for match in re.finditer(r"^[ \t]*from helpers\.(\w+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]+)", source, re.M):
+        listed = re.sub(r"#[^\n]*", "", match.group(2)).strip("()")
+        found.update(
+            (match.group(1), n.split(" as ")[0].strip()) for n in listed.replace("\n", ",").split(",") if n.strip()
+        )
+    return found
 
 
 def exported(root: Path = ROOT) -> dict[str, str]:
@@ -94,8 +109,24 @@ def helpers_reached(sources: list[str], root: Path = ROOT) -> set[str]:
             return {p.name for p in package.iterdir() if p.is_file()}  # a name not traced: every file
         if module not in reached:
             reached.add(module)
-            todo.extend(helpers_imports((package / module).read_text(encoding="utf-8")))
+            todo.extend(_imports_of_module((package / module).read_text(encoding="utf-8")))
     return reached
+
+
+def _imports_of_module(source: str) -> set[str]:
+    """What a module of ``helpers/`` takes from the package, read from its syntax tree: its imports
+    (at the top or inside a function) and ``helpers.X`` attributes, never a name in a docstring."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module == "helpers":
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers."):
+            names.add((node.module or "").split(".")[1])
+        elif isinstance(node, ast.Import):
+            names.update(a.name.split(".")[1] for a in node.names if a.name.startswith("helpers."))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "helpers":
+            names.add(node.attr)
+    return names
 
 
 def code_sources(notebook: Path) -> list[str]:
@@ -138,6 +169,11 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
 def _definitions(tree: ast.Module) -> list[Definition]:
     found = []
     for node in tree.body:
+        overload = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            ast.unparse(d).endswith("overload") for d in node.decorator_list
+        )
+        if overload:
+            continue  # typing.overload: the implementation below it is the one entry
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
             found.append(
                 Definition(node.name, "function", _signature(node), ast.get_docstring(node) or "", node.lineno)
@@ -165,6 +201,9 @@ def modules(root: Path = ROOT) -> list[Module]:
     names_used = {
         stem: {n for source in sources for n in helpers_imports(source)} for stem, sources in notebooks.items()
     }
+    from_module = {
+        stem: {pair for source in sources for pair in module_imports(source)} for stem, sources in notebooks.items()
+    }
     reached = {stem: helpers_reached(sources, root) for stem, sources in notebooks.items()}
     exports = exported(root)
     order = {name: i for i, name in enumerate(READING_ORDER)}
@@ -182,6 +221,7 @@ def modules(root: Path = ROOT) -> list[Module]:
                 for stem, used in names_used.items()
                 if (flat and definition.name in used)
                 or (path.stem in used and _attribute_used(notebooks[stem], path.stem, definition.name))
+                or (path.stem, definition.name) in from_module[stem]
             ]
         chapters = [stem for stem in notebooks if path.name in reached[stem]]
         found.append(Module(path.stem, path, ast.get_docstring(tree) or "", definitions, chapters, source.count("\n")))
@@ -198,3 +238,32 @@ def _attribute_used(sources: list[str], module: str, name: str) -> bool:
 def chapter_label(stem: str) -> str:
     """``03_softmax_saturation`` → ``3``; ``07b_advanced_questions`` → ``7b``."""
     return stem.split("_", 1)[0].lstrip("0") or "0"
+
+
+CHAPTERS_LINE = "Chapters: "  # how a module's docstring ends: the chapters whose runs reach it (make tidy writes it)
+
+
+def chapters_line(module: Module) -> str:
+    labels = ", ".join(chapter_label(stem) for stem in module.chapters)
+    return f"{CHAPTERS_LINE}{labels}." if labels else f"{CHAPTERS_LINE}none (the tests use it)."
+
+
+def with_chapters_line(source: str, line: str) -> str:
+    """``source`` with its module docstring ending in ``line`` (a ``Chapters: ...`` line replaced, or added)."""
+    tree = ast.parse(source)
+    docstring = tree.body[0] if tree.body and isinstance(tree.body[0], ast.Expr) else None
+    if docstring is None or not isinstance(docstring.value, ast.Constant) or not isinstance(docstring.value.value, str):
+        raise ValueError("a helpers module starts with its docstring")
+    lines = source.split("\n")
+    first, last = docstring.lineno - 1, docstring.end_lineno - 1  # type: ignore[operator]
+    if first == last:  # """One line."""  ->  """One line.\n\nChapters: ...\n"""
+        quote = lines[first][:3]
+        lines[first : first + 1] = [lines[first][: -len(quote)], "", line, quote]
+        return "\n".join(lines)
+    if lines[last].strip() != lines[first][:3]:
+        raise ValueError("a helpers module's docstring closes on a line of its own")
+    if lines[last - 1].startswith(CHAPTERS_LINE):
+        lines[last - 1] = line
+    else:
+        lines[last:last] = ["", line]
+    return "\n".join(lines)

@@ -120,26 +120,25 @@ WORDS_ZH = {
     "interactive": "（本书网站上有可交互的版本：{}。）",
     "interactive_link": "探索器",
 }
-# sphinx-proof's kinds, as the two editions name them
-PROOF_KINDS = {
-    "theorem": ("Theorem", "定理"),
-    "lemma": ("Lemma", "引理"),
-    "definition": ("Definition", "定义"),
-    "corollary": ("Corollary", "推论"),
-    "proposition": ("Proposition", "命题"),
-    "conjecture": ("Conjecture", "猜想"),
-    "axiom": ("Axiom", "公理"),
-    "criterion": ("Criterion", "准则"),
-    "algorithm": ("Algorithm", "算法"),
-    "remark": ("Remark", "注"),
-    "example": ("Example", "例"),
-    "property": ("Property", "性质"),
-    "observation": ("Observation", "观察"),
-    "assumption": ("Assumption", "假设"),
-    "notation": ("Notation", "记号"),
-    "proof": ("Proof", "证明"),
-}
-ADMONITION_TITLES = {
+# The title of a directive's box as the site writes it in each edition: sphinx-proof's kinds (``prf:``),
+# then the admonitions
+DIRECTIVE_TITLES = {
+    "prf:theorem": ("Theorem", "定理"),
+    "prf:lemma": ("Lemma", "引理"),
+    "prf:definition": ("Definition", "定义"),
+    "prf:corollary": ("Corollary", "推论"),
+    "prf:proposition": ("Proposition", "命题"),
+    "prf:conjecture": ("Conjecture", "猜想"),
+    "prf:axiom": ("Axiom", "公理"),
+    "prf:criterion": ("Criterion", "准则"),
+    "prf:algorithm": ("Algorithm", "算法"),
+    "prf:remark": ("Remark", "注"),
+    "prf:example": ("Example", "例"),
+    "prf:property": ("Property", "性质"),
+    "prf:observation": ("Observation", "观察"),
+    "prf:assumption": ("Assumption", "假设"),
+    "prf:notation": ("Notation", "记号"),
+    "prf:proof": ("Proof", "证明"),
     "note": ("Note", "注意"),
     "tip": ("Tip", "提示"),
     "hint": ("Hint", "提示"),
@@ -151,6 +150,12 @@ ADMONITION_TITLES = {
     "error": ("Error", "错误"),
     "seealso": ("See also", "另请参阅"),
 }
+
+
+def directive_title(name: str, ctx: Context) -> str:
+    """The title of a ``name`` box in this edition (an unlisted kind: its name, title-cased, as sphinx-proof does)."""
+    english, chinese = DIRECTIVE_TITLES.get(name, (name.removeprefix("prf:").title(),) * 2)
+    return chinese if ctx.zh() else english
 
 
 def editions() -> dict[str, Edition]:
@@ -716,8 +721,7 @@ def reference_text(role: str, text: str | None, target: Target, ctx: Context) ->
         "section": "§",
     }
     if target.kind.startswith("prf:"):
-        names = PROOF_KINDS.get(target.kind[4:], (target.kind[4:].title(),) * 2)
-        caption[target.kind] = names[1] if ctx.zh() else names[0]
+        caption[target.kind] = directive_title(target.kind, ctx)
     if role == "eq":
         return f"({target.number})" if target.number else (text or target.anchor)
     if role == "numref":
@@ -834,8 +838,8 @@ def render_directive(block: Directive, ctx: Context) -> list[str]:
     body = render(block.body, ctx)
     classes = block.options.get("class", "").split()
     folded = "dropdown" in classes
-    if name in ("admonition", *ADMONITION_TITLES):
-        title = argument or ADMONITION_TITLES[name][1 if ctx.zh() else 0]
+    if name == "admonition" or (name in DIRECTIVE_TITLES and not name.startswith("prf:")):
+        title = argument or directive_title(name, ctx)
         return details(title, body) if folded else quote([f"**{title}**", "", *body])
     if name == "dropdown":
         return details(argument or ctx.word("details"), body)
@@ -856,8 +860,7 @@ def render_directive(block: Directive, ctx: Context) -> list[str]:
             return details(ctx.word("proof"), body)
         return [ctx.word("proof_start"), "", *body, "", "∎"]
     if name.startswith("prf:"):
-        names = PROOF_KINDS.get(name[4:], (name[4:].title(),) * 2)
-        title = f"{names[1] if ctx.zh() else names[0]} {number}".strip()
+        title = f"{directive_title(name, ctx)} {number}".strip()
         title = ctx.word("titled").format(title, argument) if argument else title
         return details(title, body) if folded else quote([f"**{title}**", "", *body])
     if name in ("code-cell", "code-block", "code", "sourcecode"):

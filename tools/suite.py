@@ -11,8 +11,11 @@ Each stage is one command (a pytest selection by marker, one point of strict nbv
 edition's build). Stages start as soon as what they need has passed, the longest first, as
 many at a time as the machine has cores (``--jobs``); a failing stage never stops the others.
 Each writes its output to ``_build/suite/<stage>.log``; a failing stage's end is printed. The
-run ends with a table of the stages: passed or failed, wall seconds, and CPU seconds (the
-stage's processes and every process they waited for: kernels, Chromium, Sphinx).
+run ends with a table of the stages: passed or failed, wall seconds, and CPU seconds: every
+process the stage started, its descendants included (kernels, Sphinx, Chromium), and the
+machine's busy CPU seconds over the run. Chromium's processes are not waited for by the stage
+(Playwright starts the browser in a session of its own), so ``wait4``'s figure alone misses them:
+a sampler reads ``/proc`` every half second and follows every descendant of the stage.
 """
 
 from __future__ import annotations
@@ -89,15 +92,15 @@ def test_stages() -> list[Stage]:
             "strict nbval, every notebook, at this machine's defaults (stamps them for `make check`)",
         ),
         Stage(
+            "kernel",
+            [*PYTEST, "-m", "kernel"],
+            "notebooks run outside nbval: the simulated Colab install, chapters 3 and 6 as a learner downloads them",
+            ok_codes=(0, 5),
+        ),
+        Stage(
             "unit", [*PYTEST, "-m", UNIT], "unit tests of helpers, and the static checks of notebooks, ledger, catalogs"
         ),
         Stage("lint", [*PYTEST, "-m", "lint"], "ruff (lint, format) and mypy --strict over helpers"),
-        Stage(
-            "kernel",
-            [*PYTEST, "-m", "kernel"],
-            "notebooks run outside nbval: the simulated Colab run (the learner notebooks' runs, when they land)",
-            ok_codes=(0, 5),
-        ),
     ]
 
 
@@ -143,9 +146,85 @@ def stop_all(*_: object) -> None:
     raise SystemExit("interrupted: every running stage was stopped")
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_table() -> dict[int, tuple[int, float]]:
+    """pid -> (parent pid, CPU seconds the process itself has used so far), from /proc."""
+    table: dict[int, tuple[int, float]] = {}
+    for entry in Path("/proc").iterdir() if Path("/proc/self/stat").exists() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):  # the process ended while being read
+            continue
+        # after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+        table[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
+    return table
+
+
+class TreeCPU:
+    """CPU seconds of a process and every descendant it has had, sampled from /proc: a descendant
+    counts from the first sample that sees it (one that lives less than ``INTERVAL`` may be
+    missed; ``wait4`` counts those, and the stage's figure is the larger of the two). One thread
+    samples for every stage that runs."""
+
+    INTERVAL = 0.5
+    live: list[TreeCPU] = []
+    lock = threading.Lock()
+    sampler: threading.Thread | None = None
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.seen: dict[int, float] = {}  # pid -> its own CPU seconds when last seen
+        with TreeCPU.lock:
+            TreeCPU.live.append(self)
+            if TreeCPU.sampler is None:
+                TreeCPU.sampler = threading.Thread(target=TreeCPU.sample_all, daemon=True)
+                TreeCPU.sampler.start()
+
+    @classmethod
+    def sample_all(cls) -> None:
+        while True:
+            time.sleep(cls.INTERVAL)
+            with cls.lock:
+                trees = list(cls.live)
+            if trees:
+                table = process_table()
+                for tree in trees:
+                    tree.update(table)
+
+    def update(self, table: dict[int, tuple[int, float]]) -> None:
+        tree = {self.root} | set(self.seen)
+        grew = True
+        while grew:  # add the children of the tree until nothing new joins
+            new = {pid for pid, (parent, _) in table.items() if parent in tree and pid not in tree}
+            tree |= new
+            grew = bool(new)
+        for pid in tree & table.keys():
+            self.seen[pid] = max(self.seen.get(pid, 0.0), table[pid][1])
+
+    def total(self) -> float:
+        with TreeCPU.lock:
+            if self in TreeCPU.live:
+                TreeCPU.live.remove(self)
+        return sum(self.seen.values())
+
+
+def busy_cpu_seconds() -> float:
+    """The machine's busy CPU seconds since boot (user, nice, system, irq, softirq), from /proc/stat."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return 0.0
+    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
+    return (user + nice + system + irq + softirq) / CLOCK_TICKS
+
+
 def launch(stage: Stage, env: dict[str, str], done: queue.Queue[tuple[str, int, float]]) -> None:
-    """Start ``stage`` in a process group of its own (so that it can be stopped whole, kernels and
-    Chromium included); a thread waits for it and reports (name, exit code, CPU seconds)."""
+    """Start ``stage`` in a process group of its own (so that it can be stopped whole, kernels
+    included); a thread waits for it and reports (name, exit code, CPU seconds of its process tree)."""
     LOGS.mkdir(parents=True, exist_ok=True)
     log = (LOGS / f"{stage.name}.log").open("w", encoding="utf-8")
     command = list(stage.command)
@@ -158,6 +237,7 @@ def launch(stage: Stage, env: dict[str, str], done: queue.Queue[tuple[str, int, 
     )
 
     RUNNING[stage.name] = process.pid
+    tree = TreeCPU(process.pid)
 
     def wait() -> None:
         # wait4 reports the stage's own CPU time and that of every process it waited for
@@ -165,7 +245,7 @@ def launch(stage: Stage, env: dict[str, str], done: queue.Queue[tuple[str, int, 
         process.returncode = os.waitstatus_to_exitcode(status)
         RUNNING.pop(stage.name, None)
         log.close()
-        done.put((stage.name, process.returncode, usage.ru_utime + usage.ru_stime))
+        done.put((stage.name, process.returncode, max(usage.ru_utime + usage.ru_stime, tree.total())))
 
     threading.Thread(target=wait, daemon=True).start()
 
@@ -251,7 +331,7 @@ def counts(outcome: Outcome) -> dict[str, int]:
     return found
 
 
-def table(outcomes: list[Outcome], wall: float, load: tuple[tuple[float, ...], tuple[float, ...]]) -> str:
+def table(outcomes: list[Outcome], wall: float, load: tuple[tuple[float, ...], tuple[float, ...]], busy: float) -> str:
     rows = [
         "| stage | result | tests | wall s | CPU s | from s | to s |",
         "|---|---|---:|---:|---:|---:|---:|",
@@ -270,10 +350,13 @@ def table(outcomes: list[Outcome], wall: float, load: tuple[tuple[float, ...], t
     passed = sum(o.passed for o in outcomes)
     rows.append(f"| **all** | {passed} of {len(outcomes)} stages passed | | {wall:.0f} | {cpu:.0f} | | |")
     before, after = load
+    cores = os.cpu_count() or 1
     rows += [
         "",
-        f"{os.cpu_count()} cores; load average {' '.join(f'{x:.1f}' for x in before)} at the start, "
-        f"{' '.join(f'{x:.1f}' for x in after)} at the end (1, 5, 15 min).",
+        f"{cores} cores; load average {' '.join(f'{x:.1f}' for x in before)} at the start, "
+        f"{' '.join(f'{x:.1f}' for x in after)} at the end (1, 5, 15 min). The machine was busy "
+        f"{busy:.0f} CPU s over the run ({busy / max(wall * cores, 1e-9):.0%} of its {cores} cores; "
+        "the stages' own figure above, less anything else running).",
     ]
     return "\n".join(rows)
 
@@ -310,11 +393,11 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop_all)
     rounds = []
     for number in range(1, args.repeat + 1):
-        load_before = os.getloadavg()
+        load_before, busy_before = os.getloadavg(), busy_cpu_seconds()
         start = time.perf_counter()
         outcomes = run(stages, max(1, args.jobs), args.tail, args.prebuilt)
         wall = time.perf_counter() - start
-        text = table(outcomes, wall, (load_before, os.getloadavg()))
+        text = table(outcomes, wall, (load_before, os.getloadavg()), busy_cpu_seconds() - busy_before)
         LOGS.mkdir(parents=True, exist_ok=True)
         (LOGS / f"{args.suite}-times.md").write_text(text + "\n", encoding="utf-8")
         heading = f" (round {number} of {args.repeat})" if args.repeat > 1 else ""

@@ -15,6 +15,8 @@ What it writes, never touching outputs:
   holds the verdict box of those claims, written from ``book/claims.yml``.
 - **The claims ledger page** ``book/claims.md``, and the claim counts of the landing page
   ``book/index.md`` (between its ``claims-counts`` markers), from the same file.
+- **Which chapters use each module of** ``helpers/``: the last line of its docstring
+  (``Chapters: 5, 6, 7.``), the chapters whose runs reach it (``tools/helpers_index.py``).
 
 The claims part (reading, the rubric, rendering) lives in ``tools/claims.py``.
 
@@ -29,7 +31,7 @@ import sys
 
 import nbformat
 
-from tools import claims
+from tools import claims, helpers_index
 from tools.colab_cell import refresh_setup_cell
 from tools.notebook_format import FOLD_TAGS, ROOT, chapter_notebooks, is_plumbing, read, tags
 from tools.slides import set_slide_types
@@ -55,13 +57,21 @@ def tidy_notebook(notebook: nbformat.NotebookNode, ledger: dict[str, claims.Entr
     return changes
 
 
+class LedgerConflict(ValueError):
+    """The ledger grades the same evidence two ways: nothing can be rendered from it until it is fixed."""
+
+
 def run(write: bool) -> list[str]:
     """Everything that is out of step, as lines; with ``write``, bring it in step as well.
-    The tests call this in-process (``write=False``), ``tidy --check`` from the command line."""
+    The tests call this in-process (``write=False``), ``tidy --check`` from the command line.
+
+    Raises:
+        LedgerConflict: where ``book/claims.yml`` grades the same evidence two ways (the lines say where).
+    """
     ledger = claims.load_ledger()
     problems = claims.check_same_evidence(ledger)
     if problems:
-        return ["book/claims.yml: the same evidence graded two ways:", *problems]
+        raise LedgerConflict("\n".join(["book/claims.yml: the same evidence graded two ways:", *problems]))
     stale = []
     for path in chapter_notebooks():
         notebook = read(path)
@@ -78,6 +88,13 @@ def run(write: bool) -> list[str]:
             stale.append(f"{page.relative_to(ROOT)}: regenerated from {claims.LEDGER.relative_to(ROOT)}")
             if write:
                 page.write_text(text, encoding="utf-8")
+    for module in helpers_index.modules():
+        source = module.path.read_text(encoding="utf-8")
+        text = helpers_index.with_chapters_line(source, helpers_index.chapters_line(module))
+        if text != source:
+            stale.append(f"{module.path.relative_to(ROOT)}: the docstring's chapters line (tools/helpers_index.py)")
+            if write:
+                module.path.write_text(text, encoding="utf-8")
     return stale
 
 
@@ -85,9 +102,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if anything is stale")
     args = parser.parse_args()
-    stale = run(write=not args.check)
-    if stale and stale[0].startswith("book/claims.yml: the same evidence"):
-        print("\n".join(stale))
+    try:
+        stale = run(write=not args.check)
+    except LedgerConflict as conflict:
+        print(conflict)
         return 1
     print("\n".join(stale) if stale else "tidy: nothing to do")
     return 1 if stale and args.check else 0

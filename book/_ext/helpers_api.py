@@ -11,11 +11,17 @@ documentation, and a learner reads them again in the source); the generated node
 source, so Sphinx's gettext leaves them out of the catalogs. The page's own prose, in
 ``book/helpers.md``, is translated like every page. The few labels this directive writes
 come in both languages (``LABELS``).
+
+From a chapter to the function it calls: in every chapter's code cells, a name the cell takes
+from ``helpers`` (``helpers.train``, ``diagnostics.CORRECT``, or ``glue`` after ``from helpers
+import glue``) links to its entry on this page, in both editions (``link_helpers``, on the
+highlighted HTML, as sphinx-codeautolink links names to their API entries).
 """
 
 from __future__ import annotations
 
 import html
+import re
 import sys
 from pathlib import Path
 
@@ -24,7 +30,8 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
-from tools.helpers_index import Definition, Module, chapter_label, modules  # noqa: E402
+from tools.helpers_index import CHAPTERS_LINE, Definition, Module, chapter_label, code_sources, modules  # noqa: E402
+from tools.notebook_format import ROOT  # noqa: E402
 
 LABELS = {
     "en": {
@@ -83,8 +90,11 @@ class HelpersApi(SphinxDirective):
         section += title
         section += nodes.paragraph(text=labels["lines"].format(n=module.lines))
         section += self.chapter_links(module.chapters, labels["reached"], labels["reached_none"])
-        if module.docstring:
-            section += nodes.literal_block(module.docstring, module.docstring, language="text")
+        # the docstring's last line names the chapters that reach the module: the paragraph above says it, linked
+        kept = [line for line in module.docstring.splitlines() if not line.startswith(CHAPTERS_LINE)]
+        docstring = "\n".join(kept).strip()
+        if docstring:
+            section += nodes.literal_block(docstring, docstring, language="text")
         if module.definitions:
             listing = nodes.definition_list(classes=["helpers-api"])
             for definition in module.definitions:
@@ -113,6 +123,62 @@ class HelpersApi(SphinxDirective):
         return item
 
 
+HELPERS_PAGE = "book/helpers"
+# A code cell's input as myst-nb and Pygments write it, a name token in it, and the dot before an attribute
+CELL_INPUT = re.compile(
+    r'(<div class="cell_input[^"]*">\s*<div class="highlight[^"]*"><div class="highlight"><pre>)(.*?)(</pre>)', re.S
+)
+NAME = re.compile(r'<span class="n">(\w+)</span>')
+DOT = '<span class="o">.</span>'
+
+
+def _names_of(found: list[Module], sources: list[str]) -> tuple[dict[str, set[str]], set[str]]:
+    """What a chapter's code can name: the definitions reachable by attribute from ``helpers`` and from
+    each module (by the module's name), and the bare names its ``from helpers... import`` lines bind."""
+    by_module = {m.name: {d.name for d in m.definitions} for m in found}
+    attributes = {"helpers": {d.name for m in found for d in m.definitions if d.exported} | set(by_module)}
+    attributes.update(by_module)
+    code = "\n".join(sources)
+    bare = set()
+    for match in re.finditer(r"^[ \t]*from helpers(?:\.(\w+))?[ \t]+import[ \t]+(\([^)]*\)|[^\n]+)", code, re.M):
+        names = re.sub(r"#[^\n]*", "", match.group(2)).strip("()").replace("\n", ",").split(",")
+        pool = by_module.get(match.group(1), set()) if match.group(1) else attributes["helpers"]
+        bare.update(n.strip() for n in names if n.strip() in pool)  # "x as y" is in no pool: left unlinked
+    return attributes, bare
+
+
+def link_helpers(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """Link the helper names in a chapter's code cells to their entries on the helpers page."""
+    notebook = ROOT / f"{pagename}.ipynb"
+    if "body" not in context or not pagename.startswith("notebooks/") or not notebook.is_file():
+        return
+    found = modules()
+    anchors = {d.name for m in found for d in m.definitions} | {m.name for m in found}  # ids helpers-<name>
+    attributes, bare = _names_of(found, code_sources(notebook))
+    page = app.builder.get_relative_uri(pagename, HELPERS_PAGE)
+
+    def link_cell(cell: re.Match[str]) -> str:
+        code, ends = cell[2], {}  # ends: where each name token ends -> the name
+
+        def link(token: re.Match[str]) -> str:
+            name, start = token[1], token.start()
+            ends[token.end()] = name
+            qualifier = ends.get(start - len(DOT)) if code[start - len(DOT) : start] == DOT else None
+            if qualifier is not None:
+                linked = name in attributes.get(qualifier, ())
+            else:
+                linked = name in bare and code[max(0, start - len(DOT)) : start] != DOT
+            if not linked or name not in anchors:
+                return token[0]
+            href = f"{page}#helpers-{name.strip('_')}"  # the ids the directive gives (module _validate: validate)
+            return f'<a class="reference internal helpers-link" href="{href}" title="helpers: {name}">{token[0]}</a>'
+
+        return cell[1] + NAME.sub(link, code) + cell[3]
+
+    context["body"] = CELL_INPUT.sub(link_cell, context["body"])
+
+
 def setup(app):
     app.add_directive("helpers-api", HelpersApi)
+    app.connect("html-page-context", link_helpers)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
