@@ -28,6 +28,7 @@ check that no slide overflows after that.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import html
 import json
@@ -329,7 +330,11 @@ def collect(app, pagename, templatename, context, doctree):
 def write_deck(path: Path, title: str, slides: list[tuple[str, str, str]], lang: str = "en") -> None:
     """``slides``: (HTML, speaker notes, the notebook cell it shows as ``stem:cell id``, or "")."""
     template = Template((HERE / "deck.html.j2").read_text(encoding="utf-8"))
-    path.write_text(template.render(title=title, slides=slides, lang=lang), encoding="utf-8")
+    # the site's icon inline: a request the browser makes after the deck has loaded, which a test that
+    # moves on to the next deck would see aborted
+    icon = (ROOT / "book" / "_assets" / "favicon.svg").read_bytes()
+    favicon = "data:image/svg+xml;base64," + base64.b64encode(icon).decode("ascii")
+    path.write_text(template.render(title=title, slides=slides, lang=lang, favicon=favicon), encoding="utf-8")
 
 
 def html_lang(app) -> str:
