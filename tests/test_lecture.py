@@ -17,12 +17,14 @@ from urllib.parse import urldefrag, urljoin
 import pytest
 
 from tests.browser import EDITIONS, SCREENSHOTS
-from tools.notebook_format import ROOT, glue_roles
+from tools.notebook_format import ROOT, chapter_notebooks, glue_roles
 
 PAGES = ROOT / "book"
 PDFS = ("lecture.pdf", "lecture-notes.pdf", "cheatsheet.pdf", "quiz.pdf", "quiz-answers.pdf")
 KIT = ("slides/lecture.html", *(f"lecture/{name}" for name in PDFS))
 MAX_LECTURE_SLIDES = 40  # as tests/test_slides.py
+# a lecture slide's written text, its title included (tests/test_slides.py counts the rendered slide)
+MAX_SLIDE_WORDS = 40
 # (width, height) of a page in PostScript points: the deck is 1280 x 720 CSS px (16:9), the notes
 # version adds a 400 px band; the rest is A4
 PAGE_SIZES = {
@@ -205,9 +207,22 @@ def test_quiz_has_ten_questions_answered_with_computed_numbers(kit):
     assert len(key) > len(students), "the teacher's key prints the answers the students' copy folds"
 
 
-def test_the_lecture_selection_is_data_that_matches_the_notebooks():
-    """book/lecture.yml lists the lecture's cells by id: each exists and can be a slide; the notes'
-    minutes run from 0:00 to 1:30 without a gap or an overlap; at most 40 slides before splitting."""
+def slide_words(text: str) -> int:
+    """Words of a slide's written text as the room reads them: a formula or a glued value is one word."""
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]+\$", " x ", " ".join(glue_role_free(text).split()))
+    return len([w for w in text.split() if re.search(r"\w", w)])
+
+
+def glue_role_free(text: str) -> str:
+    return re.sub(r"\{glue:text\}`[^`]+`", " 0 ", text)
+
+
+def test_the_lecture_is_written_as_slides():
+    """book/lecture.yml writes the lecture: every slide has a title and at most 40 words of text
+    (title included), every listed cell exists and can be shown, a markdown cell's slide has its own
+    text (never a leftover sentence of the book), a figure cell's slide shows its figure; the notes'
+    minutes run from 0:00 to 1:30 without a gap or an overlap, in the order the deck shows them; at
+    most 40 slides before splitting."""
     import sys
 
     import yaml
@@ -219,18 +234,35 @@ def test_the_lecture_selection_is_data_that_matches_the_notebooks():
 
     frame = yaml.safe_load((PAGES / "lecture.yml").read_text(encoding="utf-8"))
     problems, notes = [], [frame["title_notes"], frame["anchor"]["notes"]]
+    for where, spec in (("anchor", frame["anchor"]), ("closing", frame["closing"])):
+        words = slide_words(" ".join([spec["heading"], *spec.get("points", [])]))
+        if words > MAX_SLIDE_WORDS:
+            problems.append(f"the {where} slide: {words} words")
     for stem, entries in frame["slides"].items():
         cells = {c.get("id"): c for c in read(ROOT / "notebooks" / f"{stem}.ipynb").cells}
         for entry in entries:
+            where = f"{stem}: cell {entry['cell']!r}"
             cell = cells.get(entry["cell"])
+            text = entry.get("text", "")
+            text = " ".join(text) if isinstance(text, list) else str(text)
             if cell is None:
                 problems.append(f"{stem}: no cell {entry['cell']!r}")
-            elif set(tags(cell)) & NEVER_ON_SLIDES or (cell.cell_type == "code" and is_plumbing(cell.source)):
-                problems.append(f"{stem}: cell {entry['cell']!r} never becomes a slide")
+                continue
+            if set(tags(cell)) & NEVER_ON_SLIDES or (cell.cell_type == "code" and is_plumbing(cell.source)):
+                problems.append(f"{where} never becomes a slide")
+            if not str(entry.get("title", "")).strip():
+                problems.append(f"{where}: no title")
+            if cell.cell_type == "markdown" and not text.strip():
+                problems.append(f"{where}: a markdown cell's slide needs its own text, not the book's prose")
+            words = slide_words(f"{entry.get('title', '')} {text}")
+            if words > MAX_SLIDE_WORDS:
+                problems.append(f"{where}: {words} words (at most {MAX_SLIDE_WORDS})")
             if not str(entry.get("notes", "")).strip():
-                problems.append(f"{stem}: cell {entry['cell']!r} has no speaker notes")
+                problems.append(f"{where}: no speaker notes")
             notes.append(str(entry.get("notes", "")))
     notes.append(frame["closing"]["notes"])
+    stems = [p.stem for p in chapter_notebooks()]
+    assert list(frame["slides"]) == [s for s in stems if s in frame["slides"]], "the chapters out of the book's order"
     assert not problems, "\n".join(problems)
     assert len(notes) <= MAX_LECTURE_SLIDES, f"{len(notes)} slides (at most {MAX_LECTURE_SLIDES})"
     spans = [re.match(r"(\d+):(\d\d)-(\d+):(\d\d)\.", n) for n in notes]
@@ -238,3 +270,68 @@ def test_the_lecture_selection_is_data_that_matches_the_notebooks():
     assert minutes[0][0] == 0 and minutes[-1][1] == 90, minutes
     gaps = [(a, b) for a, b in zip(minutes, minutes[1:], strict=False) if a[1] != b[0]]
     assert not gaps, f"the notes' minutes do not chain: {gaps}"
+    assert sum(b - a for a, b in minutes) == 90, minutes
+
+
+EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[ \t]*([^\n]*)$", re.M)
+LEVEL_EN = re.compile(r"\((★{1,3}), (\d+) min\)$")
+LEVEL_ZH = re.compile(r"（(★{1,3})，(\d+) 分钟）$")
+
+
+def test_every_exercise_has_a_difficulty_and_minutes():
+    """Every exercise of chapters 1-7b names its difficulty (★ to ★★★) and the minutes a student
+    needs in its title line, `Title (★★, 15 min)`, and its Chinese title says the same, `（★★，15 分钟）`."""
+    from tools.locale import catalog
+    from tools.notebook_format import read
+
+    problems, count = [], 0
+    for path in chapter_notebooks():
+        if path.stem >= "08":
+            continue  # chapter 8 (issue 31) is not part of the lecture kit's issue
+        translated = {m.id: m.string for m in catalog(f"notebooks/{path.stem}") if m.id}
+        for cell in read(path).cells:
+            for match in EXERCISE.finditer(cell.source if cell.cell_type == "markdown" else ""):
+                count += 1
+                title = match.group(2).strip()
+                english = LEVEL_EN.search(title)
+                # the catalog's message of a title is its text: math without its dollars
+                zh = translated.get(title) or translated.get(title.replace("$", "")) or ""
+                chinese = LEVEL_ZH.search(str(zh))
+                if not english:
+                    problems.append(f"{path.stem}: {title!r} has no (★…, N min)")
+                elif not chinese or chinese.groups() != english.groups():
+                    problems.append(f"{path.stem}: the Chinese title of {title!r} is {zh!r}")
+    assert count >= 28, f"{count} exercises found"
+    assert not problems, "\n".join(problems)
+
+
+def test_the_lecture_catalog_is_current():
+    """The lecture's messages (book/lecture.yml) are exactly those of its catalog, each translated;
+    tests/test_locale.py checks the translations keep every role, number and formula."""
+    from tools import lecture_catalog
+
+    catalog = {m.id: m for m in lecture_catalog.read() if m.id}
+    wanted = lecture_catalog.messages()
+    missing = [m[:70] for m in wanted if m not in catalog]
+    stale = [m[:70] for m in catalog if m not in wanted]
+    assert not missing and not stale, f"run python -m tools.lecture_catalog: new {missing}, stale {stale}"
+
+
+def test_the_chinese_lecture_is_chinese(built_site):
+    """The Chinese deck shows the catalog's titles and notes (its lang is zh-CN: see above)."""
+    import yaml
+
+    from tools import lecture_catalog
+
+    table = lecture_catalog.translations()
+    frame = yaml.safe_load((PAGES / "lecture.yml").read_text(encoding="utf-8"))
+    deck = (built_site / "zh" / "slides" / "lecture.html").read_text(encoding="utf-8")
+    headings = {re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<h2>(.*?)</h2>", deck, re.S)}
+    for entries in frame["slides"].values():
+        for entry in entries:
+            chinese = table[lecture_catalog.fold(entry["title"])]
+            if "$" not in chinese:  # a title with math is typeset: the plain ones are compared
+                assert chinese in headings, f"the Chinese deck lacks the slide {chinese!r}"
+    notes = " ".join(re.findall(r'<aside class="notes">(.*?)</aside>', deck, re.S))
+    chinese_characters = len(re.findall(r"[\u4e00-\u9fff]", notes))
+    assert chinese_characters > 1500, f"the Chinese deck's notes have {chinese_characters} Chinese characters"

@@ -3,12 +3,15 @@ site (book/_ext/book_slides.py), work offline in a real browser and fit their sl
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.browser import SCREENSHOTS, decks, page_check
+from tools.notebook_format import ROOT, glued_outputs, read, tags
 
 MAX_LECTURE_SLIDES = 40
 SLIDE_REPORT = r"""() => Reveal.getSlides().map((slide, index) => {
@@ -77,4 +80,212 @@ def test_deck_in_a_real_browser(page, view):
             problems.append(f"{where}: empty")
         if s["noAlt"] or s["broken"]:
             problems.append(f"{where}: {s['noAlt']} images without alt text, {s['broken']} not loaded")
+    return problems
+
+
+# --- every slide has a title; the lecture's slides are short ------------------------------------
+
+TITLES_AND_WORDS = r"""() => Reveal.getSlides().map((slide, index) => {
+    const text = slide.cloneNode(true);
+    // prose only: a code cell, its output, a results table and a figure are not the slide's words;
+    // a typeset formula counts as one word
+    text.querySelectorAll('aside.notes, pre, .cell_code_source, .cell_code_output, table, figure, img')
+        .forEach(e => e.remove());
+    text.querySelectorAll('mjx-container').forEach(e => e.replaceWith(' x '));
+    const words = text.textContent.split(/\s+/).filter(w => /\w/.test(w)).length;
+    return {index: index, title: !!slide.querySelector('h1, h2, h3'), words: words};
+})"""
+MAX_LECTURE_WORDS = 40
+
+
+@page_check(kind="deck", viewports=("slide",))
+def test_every_slide_has_a_title(page, view):
+    """Every slide of every deck has a heading, a slide that splits included (deck.js repeats it);
+    the lecture's slides, written for the talk, have at most 40 words of prose each."""
+    name = Path(view.path).stem
+    slides = page.evaluate(TITLES_AND_WORDS)
+    problems = [f"slide {s['index'] + 1}: no title" for s in slides if not s["title"]]
+    if name == "lecture":
+        problems += [
+            f"slide {s['index'] + 1}: {s['words']} words (at most {MAX_LECTURE_WORDS})"
+            for s in slides
+            if s["words"] > MAX_LECTURE_WORDS
+        ]
+    return problems
+
+
+# --- every figure a chapter shows is on its deck, in its wide layout where there is one ------------
+
+
+def shown_figures(stem: str) -> dict[str, str | None]:
+    """The chapter's figures as its page shows them: cell id -> the name of its wide version (or None).
+    A figure is a PNG output of a code cell whose output the page shows (not hide-cell, remove-cell or
+    hide-output; a folded input, hide-input, still shows the figure)."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from book_slides import NEVER_ON_SLIDES  # noqa: PLC0415  (Sphinx loads it from book/_ext)
+
+    notebook = read(ROOT / "notebooks" / f"{stem}.ipynb")
+    glued = {g.name for g in glued_outputs(notebook) if g.is_figure}
+    figures: dict[str, str | None] = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or set(tags(cell)) & NEVER_ON_SLIDES:
+            continue
+        if any("image/png" in output.get("data", {}) for output in cell.get("outputs", [])):
+            name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name", "")
+            wide = name.replace("-", "_") + "_wide"
+            figures[cell.get("id")] = wide if name and wide in glued else None
+    return figures
+
+
+def test_every_figure_of_a_chapter_is_on_its_deck(built_decks):
+    problems = []
+    for stem, deck in built_decks.items():
+        if stem == "lecture":
+            continue
+        sections = re.findall(
+            r'<section data-cell="[^":]+:([^"]+)">(.*?)</section>', deck.read_text(encoding="utf-8"), re.S
+        )
+        images = {}
+        for cell, body in sections:
+            images.setdefault(cell, []).extend(re.findall(r'<img[^>]*\bsrc="([^"]+)"', body))
+        for cell, wide in shown_figures(stem).items():
+            if not images.get(cell):
+                problems.append(f"{stem}: the figure of cell {cell} is on no slide")
+            elif wide and not any(src.endswith(f"{wide}.png") for src in images[cell]):
+                problems.append(f"{stem}: cell {cell} shows {images[cell]}, not its wide version {wide}")
+    lecture = built_decks["lecture"].read_text(encoding="utf-8")
+    shown = dict(re.findall(r'<section data-cell="([^"]+)">(.*?)</section>', lecture, re.S))
+    for stem in {s.split(":")[0] for s in shown}:
+        for cell, wide in shown_figures(stem).items():
+            body = shown.get(f"{stem}:{cell}")
+            if body is not None and not re.search(rf'src="[^"]*{wide or ""}[^"]*\.png"', body):
+                problems.append(f"lecture: the slide of {stem}:{cell} does not show its figure {wide or ''}")
+    assert not problems, "\n".join(problems)
+
+
+# --- the text inside the figures, as a room sees it --------------------------------------------
+# Text inside a PNG is not in the DOM. Its rendered size is derived instead: a font of s points,
+# drawn at the PNG's DPI, is s * dpi / 72 image pixels tall, and the slide shows the image at
+# (rendered width / natural width) CSS pixels per image pixel, at 1280 x 720. The point sizes are
+# the smallest a figure's drawing code names: helpers/style.py's (legend 10 pt, ticks 11 pt) and
+# every `fontsize=`/`labelsize=` in the cell that draws it and in the functions it calls, with
+# `a if wide else b` read for the layout the slide shows.
+MIN_FIGURE_TEXT_PX = 9.0  # what every figure reaches now (the worst: 9.2 px); 18 px needs figures drawn for slides
+FONT_SCALINGS = {"xx-small": 0.579, "x-small": 0.694, "small": 0.833, "medium": 1.0, "large": 1.2}
+FIGURES = r"""() => Reveal.getSlides().flatMap((slide, index) => {
+    Reveal.slide(index);
+    return [...slide.querySelectorAll('img')].map(img => ({index: index, src: img.currentSrc || img.src,
+        cell: (slide.closest('[data-cell]') || slide).dataset.cell || '',
+        rendered: img.getBoundingClientRect().width, natural: img.naturalWidth}));
+})"""
+
+
+def drawing_code(stem: str, cell_id: str, glued: str = "") -> str:
+    """The source of the cell that draws a figure (``cell_id``, or the cell that glues ``glued``) and of
+    the functions it calls, recursively, as the notebook defines them."""
+    notebook = read(ROOT / "notebooks" / f"{stem}.ipynb")
+    cells = [c for c in notebook.cells if c.cell_type == "code"]
+    defined: dict[str, str] = {}
+    for cell in cells:
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                defined[node.name] = ast.get_source_segment(cell.source, node) or ""
+    start = next(
+        (
+            c.source
+            for c in cells
+            if (glued and f'"{glued}"' in c.source and "glue(" in c.source) or c.get("id") == cell_id
+        ),
+        "",
+    )
+    sources, todo = [start], [start]
+    while todo:
+        source = todo.pop()
+        try:
+            calls = {
+                n.func.id
+                for n in ast.walk(ast.parse(source))
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            }
+        except SyntaxError:
+            continue
+        for name in calls & set(defined):
+            if defined[name] not in sources:
+                sources.append(defined[name])
+                todo.append(defined[name])
+    return "\n\n".join(sources)
+
+
+def smallest_font_pt(source: str, wide: bool) -> float:
+    """The smallest font size ``source`` draws text at, in points (at least helpers/style.py's)."""
+    from helpers import style
+
+    sizes = [float(style._RC["legend.fontsize"]), float(style.TICK_FONT_PT)]
+    tree = ast.parse(source)
+    assigned = {
+        t.id: node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+
+    def value(node: ast.AST) -> float | None:
+        if isinstance(node, ast.IfExp) and isinstance(node.test, ast.Name) and node.test.id == "wide":
+            return value(node.body if wide else node.orelse)
+        if isinstance(node, ast.Name) and node.id in assigned:
+            return value(assigned[node.id])
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return float(node.value)
+        if isinstance(node, ast.Constant) and node.value in FONT_SCALINGS:
+            return FONT_SCALINGS[node.value] * float(style._RC["font.size"])
+        return None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in ("fontsize", "labelsize", "size"):
+            found = value(node.value)
+            if found is not None:
+                sizes.append(found)
+    return min(sizes)
+
+
+@page_check(kind="deck", viewports=("slide",))
+def test_figure_text_is_legible(page, view):
+    """The smallest text of every figure on every slide, at 1280 x 720, is at least MIN_FIGURE_TEXT_PX
+    CSS pixels tall (derived from the image's rendered scale, its DPI and its drawing code's font
+    sizes; see above). The sizes it measured are written to _build/screenshots/figure-text.txt."""
+    import io
+    import urllib.request
+
+    from PIL import Image
+
+    stem = Path(view.path).stem
+    problems, lines = [], []
+    for figure in page.evaluate(FIGURES):
+        name = Path(urllib.request.urlparse(figure["src"]).path).name
+        with urllib.request.urlopen(figure["src"]) as response:  # noqa: S310  (the loopback test server)
+            dpi = float(Image.open(io.BytesIO(response.read())).info.get("dpi", (72,))[0])
+        glued = re.sub(r"^wide_|\.png$", "", name) if name.endswith("_wide.png") else ""
+        source_stem, _, cell_id = figure["cell"].partition(":")
+        if glued and not source_stem:  # a frame slide of the lecture: the figure chapter 6 glues
+            source_stem = next(
+                s
+                for s in (p.stem for p in (ROOT / "notebooks").glob("0*.ipynb"))
+                if glued in {g.name for g in glued_outputs(read(ROOT / "notebooks" / f"{s}.ipynb"))}
+            )
+        source = drawing_code(source_stem, cell_id, glued)
+        if not source:
+            problems.append(f"slide {figure['index'] + 1}: no drawing code found for {name}")
+            continue
+        points = smallest_font_pt(source, wide=bool(glued))
+        px = points * dpi / 72 * figure["rendered"] / figure["natural"]
+        lines.append(f"{stem}\tslide {figure['index'] + 1}\t{name}\t{points:g} pt\t{px:.1f} px")
+        if px < MIN_FIGURE_TEXT_PX:
+            problems.append(f"slide {figure['index'] + 1}: {name}: {points:g}-pt text at {px:.1f} px")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / f"figure-text-{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return problems

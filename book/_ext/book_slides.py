@@ -10,10 +10,16 @@ comment node, which every writer drops) at the start of each markdown cell, so
 that after Sphinx has resolved every role, directive, glued value, citation and
 cross-reference, the nodes of each cell can be found again and rendered to HTML
 by Sphinx's own HTML writer (``builder.render_partial``). Which cells become
-slides follows the cells' metadata: plumbing (``hide-input``), folded deep dives
-(``hide-cell``), removed cells, solutions and dropdowns never do, nor does a dropdown
-or solution inside a slide's block (a verdict box shows its grade and bottom line); a markdown
-cell whose ``slideshow.slide_type`` is ``-`` continues the previous slide.
+slides follows the cells' metadata: a code cell whose code the page folds (``hide-input``)
+shows its output (a figure, a table), never its code; checks and glue (``is_plumbing``),
+folded deep dives (``hide-cell``), removed cells, solutions and dropdowns never show, nor does
+a dropdown or solution inside a slide's block (a verdict box shows its grade and bottom line);
+a markdown cell whose ``slideshow.slide_type`` is ``-`` continues the previous slide. A slide
+that opens without a heading repeats its section's, so every slide has a title.
+
+The 90-minute lecture is not cut from cells: ``book/lecture.yml`` writes each of its slides
+(a title, at most about 40 words for the talk, the cell whose figure, table or code it shows,
+and the speaker notes); see ``lecture_slide``.
 
 Slides taller than the 1280 × 720 slide are split in the browser, before
 reveal.js starts, at block boundaries (``slides/deck.js``); the browser tests
@@ -22,6 +28,7 @@ check that no slide overflows after that.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import html
 import json
@@ -66,7 +73,9 @@ REVEAL_PARTS = (
     "plugin/notes/notes.js",
 )
 MARKER = "nb-cell-marker"
-NEVER_ON_SLIDES = {"hide-input", "hide-cell", "remove-cell", "remove-input", "hide-output"}
+NEVER_ON_SLIDES = {"hide-cell", "remove-cell", "hide-output"}
+# a cell whose code the page folds or removes: its output (a figure, a table) is on the slide, its code never
+OUTPUT_ONLY = {"hide-input", "remove-input"}
 
 
 # --- 1. A marker at the start of every markdown cell ---------------------------------------
@@ -206,13 +215,16 @@ class Slide:
     blocks: list[str] = field(default_factory=list)
     notes: str = ""
     lecture: bool = False
-    # the lecture shows what a code cell computes, not its code (book/lecture.yml's `code: true` keeps it)
+    # the lecture's slide for this cell (book/lecture.yml), written for the talk: see lecture_slide
     lecture_blocks: list[str] = field(default_factory=list)
+    # the notebook cell and its figures, for the decks' tests (tests/test_slides.py)
+    source: str = ""
 
 
 def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, list[Slide]]:
     notebook = read(ROOT / f"{page}.ipynb")
-    selection = {entry["cell"]: entry for entry in lecture_selection().get(page.split("/")[-1], [])}
+    stem = page.split("/")[-1]
+    selection = {entry["cell"]: entry for entry in lecture_selection(builder.config.language).get(stem, [])}
     by_cell: dict[int, list[Block]] = {}
     title = ""
     for block in cell_blocks(doctree):
@@ -220,18 +232,29 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
             title = render_title(builder, block, page)
         by_cell.setdefault(block.cell, []).append(block)
     slides: list[Slide] = []
+    # the heading of the section we are in, first the chapter's: a slide that opens without one repeats it
+    section = re.sub(r"(?s)^<h1>(.*)</h1>$", r"<h2>\1</h2>", title)
     for index, cell in enumerate(notebook.cells):
         slide_type = cell.metadata.get("slideshow", {}).get("slide_type", "-")
-        if index not in by_cell or slide_type in ("skip", "notes") or set(tags(cell)) & NEVER_ON_SLIDES:
+        cell_tags = set(tags(cell))
+        if index not in by_cell or slide_type in ("skip", "notes") or cell_tags & NEVER_ON_SLIDES:
             continue
         if cell.cell_type == "code" and (is_plumbing(cell.source) or "use_book_style()" in cell.source):
             continue  # checks and the standard setup cell stay in the book
+        with_input = not cell_tags & OUTPUT_ONLY
+        code = [render_code(builder, b, page, with_input) for b in by_cell[index] if b.kind == "code"]
+        if cell.cell_type == "code" and not any(code):
+            continue  # folded code with nothing to show (a function's definition)
         chosen = selection.get(cell.get("id"))
         lecture = chosen is not None
         notes = notes_text(builder.env, chosen["notes"]) if chosen else ""
-        new_slide = not slides or slide_type in ("slide", "subslide") or lecture
-        if new_slide:
-            slides.append(Slide(index, notes=notes, lecture=lecture))
+        opens = not slides or slide_type in ("slide", "subslide") or lecture
+        opened, carried = None, section  # the slide this cell opens, and the title it carries if it has none
+        if opens:
+            slides.append(Slide(index, notes=notes, lecture=lecture, source=f"{stem}:{cell.get('id')}"))
+            opened = slides[-1]
+            if lecture:
+                slides[-1].lecture_blocks = lecture_slide(builder, page, chosen, by_cell[index], with_input)
         elif notes:
             slides[-1].notes += " " + notes
         for block in by_cell[index]:
@@ -239,19 +262,49 @@ def chapter_slides(builder, page: str, doctree: nodes.document) -> tuple[str, li
                 continue  # the chapter's title has a slide of its own
             if block.kind == "title":
                 if slides[-1].blocks and block.level >= 2:
-                    slides.append(Slide(index, notes=notes, lecture=lecture))
-                slides[-1].blocks.append(render_title(builder, block, page))
+                    slides.append(Slide(index, notes=notes, source=f"{stem}:{cell.get('id')}"))
+                section = render_title(builder, block, page)
+                slides[-1].blocks.append(section)
             elif block.kind == "code":
-                slides[-1].blocks.extend(render_code(builder, block, page))
-                if lecture:
-                    show_code = bool(chosen.get("code"))
-                    slides[-1].lecture_blocks.extend(render_code(builder, block, page, with_input=show_code))
-                continue
+                slides[-1].blocks.extend(code.pop(0))
             else:
                 slides[-1].blocks.append(render(builder, block.node, page))
-            if lecture:
-                slides[-1].lecture_blocks.append(slides[-1].blocks[-1])
+        if opened is not None and carried and not HEADING.match(opened.blocks[0] if opened.blocks else ""):
+            opened.blocks.insert(0, re.sub(r"^<h([1-3])>", r'<h\1 class="carried">', carried))
     return title, [s for s in slides if "".join(s.blocks).strip()]
+
+
+HEADING = re.compile(r"\s*<h[1-3]\b")
+FIGCAPTION = re.compile(r"<figcaption>.*?</figcaption>", re.S)
+
+
+def lecture_slide(builder, page: str, entry: dict, blocks: list[Block], with_input: bool) -> list[str]:
+    """One slide of the lecture, as book/lecture.yml writes it: its title, its text for the talk,
+    and what its cell shows: a code cell's output (its code too with ``code: true``), a figure
+    without the book's caption (the title and text say what to look at; the alt text stays);
+    a markdown cell shows its own content only where the entry writes no text."""
+    parts = [f"<h2>{_markup(entry['title'])}</h2>"]
+    text = entry.get("text")
+    if isinstance(text, list):
+        parts.append("<ul>" + "".join(f"<li>{_markup(t)}</li>" for t in text) + "</ul>")
+    elif text:
+        parts += [f"<p>{_markup(t)}</p>" for t in str(text).split("\n\n")]
+    for block in blocks:
+        if block.kind == "code":
+            shown = render_code(builder, block, page, with_input=with_input and bool(entry.get("code")))
+            parts += [FIGCAPTION.sub("", part) for part in shown]
+        elif block.kind == "body" and not text:
+            parts.append(FIGCAPTION.sub("", render(builder, block.node, page)))
+    return parts
+
+
+def _markup(text: str) -> str:
+    """A lecture slide's title or text: plain text, with glued values pasted (as _text), ``$math$`` and
+    ``$$math$$`` typeset by the deck's MathJax, ``**bold**``."""
+    escaped = _text(" ".join(str(text).split()))
+    escaped = re.sub(r"\$\$(.+?)\$\$", r'<span class="math notranslate nohighlight">\\[\1\\]</span>', escaped)
+    escaped = re.sub(r"\$(.+?)\$", r'<span class="math notranslate nohighlight">\\(\1\\)</span>', escaped)
+    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped)
 
 
 # --- 4. Decks ----------------------------------------------------------------------------------
@@ -274,9 +327,14 @@ def collect(app, pagename, templatename, context, doctree):
     (cache / f"{pagename.split('/')[-1]}.json").write_text(json.dumps(record), encoding="utf-8")
 
 
-def write_deck(path: Path, title: str, slides: list[tuple[str, str]], lang: str = "en") -> None:
+def write_deck(path: Path, title: str, slides: list[tuple[str, str, str]], lang: str = "en") -> None:
+    """``slides``: (HTML, speaker notes, the notebook cell it shows as ``stem:cell id``, or "")."""
     template = Template((HERE / "deck.html.j2").read_text(encoding="utf-8"))
-    path.write_text(template.render(title=title, slides=slides, lang=lang), encoding="utf-8")
+    # the site's icon inline: a request the browser makes after the deck has loaded, which a test that
+    # moves on to the next deck would see aborted
+    icon = (ROOT / "book" / "_assets" / "favicon.svg").read_bytes()
+    favicon = "data:image/svg+xml;base64," + base64.b64encode(icon).decode("ascii")
+    path.write_text(template.render(title=title, slides=slides, lang=lang, favicon=favicon), encoding="utf-8")
 
 
 def html_lang(app) -> str:
@@ -306,23 +364,27 @@ def write_decks(app, exception):
             continue
         record = json.loads(cached.read_text(encoding="utf-8"))
         title, slides = record["title"], [Slide(**s) for s in record["slides"]]
-        deck = [(title.replace("<h1>", '<h1 class="deck-title">'), "")]
-        deck += [("\n".join(s.blocks), s.notes) for s in slides]
+        deck = [(title.replace("<h1>", '<h1 class="deck-title">'), "", "")]
+        deck += [("\n".join(s.blocks), s.notes, s.source) for s in slides]
         write_deck(
             out / f"{page.split('/')[-1]}.html", plain_title(re.sub(r"<[^>]+>", "", title)), deck, html_lang(app)
         )
-        lecture += [("\n".join(s.lecture_blocks), s.notes) for s in slides if s.lecture]
+        # the lecture shows a chapter's slides in book/lecture.yml's order, which may differ from the book's
+        order = [entry["cell"] for entry in lecture_selection(app.config.language).get(page.split("/")[-1], [])]
+        chosen = sorted((s for s in slides if s.lecture), key=lambda s: order.index(s.source.split(":")[-1]))
+        lecture += [("\n".join(s.lecture_blocks), s.notes, s.source) for s in chosen]
     if lecture:
-        frame = yaml.safe_load(LECTURE.read_text(encoding="utf-8"))
+        frame = lecture_frame(app.config.language)
         opening = [
             (
-                f'<h1 class="deck-title">{_text(frame["title"])}</h1><p class="deck-subtitle">'
-                f"{_text(frame['subtitle'])}</p>",
-                _text(frame["title_notes"]),
+                f'<h1 class="deck-title">{_markup(frame["title"])}</h1><p class="deck-subtitle">'
+                f"{_markup(frame['subtitle'])}</p>",
+                notes_text(app.env, frame["title_notes"]),
+                "",
             ),
-            frame_slide(frame["anchor"], out),
+            frame_slide(app.env, frame["anchor"], out),
         ]
-        closing = [frame_slide(frame["closing"], out)]
+        closing = [frame_slide(app.env, frame["closing"], out)]
         write_deck(out / "lecture.html", frame["title"], opening + lecture + closing, html_lang(app))
 
 
@@ -333,9 +395,47 @@ NOTE_NUMREF = re.compile(r"\{numref\}`([^`<]*?)\s*<([^`>]+)>`")
 TEX = [(r"\\sqrt\{([^{}]*)\}", r"√\1"), (r"d_k", "dₖ"), (r"\^\\top", "ᵀ"), (r"\\[,;!]", ""), (r"\\cdot", "·")]
 
 
-def lecture_selection() -> dict[str, list[dict]]:
+def lecture_selection(language: str | None = None) -> dict[str, list[dict]]:
     """book/lecture.yml's ``slides``: per chapter, the cells of the lecture with their notes."""
-    return yaml.safe_load(LECTURE.read_text(encoding="utf-8")).get("slides", {})
+    return lecture_frame(language).get("slides", {})
+
+
+def lecture_frame(language: str | None = None) -> dict:
+    """book/lecture.yml, its messages in ``language``: the Chinese edition's come from the catalog
+    locales/zh_CN/LC_MESSAGES/slides/lecture.po (tools/lecture_catalog.py writes it, as
+    ``make locale`` writes the pages'); an untranslated message is a warning, an error under -W."""
+    from tools import lecture_catalog
+
+    frame = yaml.safe_load(LECTURE.read_text(encoding="utf-8"))
+    if not language or language.startswith("en"):
+        return frame
+    table = lecture_catalog.translations()
+
+    def translate(value):
+        if isinstance(value, list):
+            return [translate(v) for v in value]
+        message = lecture_catalog.fold(value)
+        if message not in table:
+            from sphinx.util import logging
+
+            logging.getLogger(__name__).warning(
+                f"book/lecture.yml: untranslated (python -m tools.lecture_catalog): {message[:60]!r}"
+            )
+            return value
+        return table[message]
+
+    for key in ("title", "subtitle", "title_notes"):
+        frame[key] = translate(frame[key])
+    for part in ("anchor", "closing"):
+        for key in lecture_catalog.FRAME_KEYS:
+            if key in frame[part]:
+                frame[part][key] = translate(frame[part][key])
+    for entries in frame["slides"].values():
+        for entry in entries:
+            for key in lecture_catalog.SLIDE_KEYS:
+                if key in entry:
+                    entry[key] = translate(entry[key])
+    return frame
 
 
 def notes_text(env, text: str) -> str:
@@ -345,7 +445,13 @@ def notes_text(env, text: str) -> str:
     def section(match: re.Match) -> str:
         label = match.group(2)
         docname, anchor, _ = env.domaindata["std"]["labels"].get(label, ("", "", ""))
-        numbers = env.toc_secnumbers.get(docname, {}).get(f"#{anchor}")
+        secnumbers = env.toc_secnumbers.get(docname, {})
+        numbers = secnumbers.get(f"#{anchor}")
+        if numbers is None and docname:  # the toc numbers a section by its first id, not by its label
+            for node in env.get_doctree(docname).findall(nodes.section):
+                if anchor in node["ids"]:
+                    numbers = secnumbers.get(f"#{node['ids'][0]}")
+                    break
         return match.group(1).replace("%s", ".".join(map(str, numbers))) if numbers else label
 
     text = paste_glue_roles(text, glued_value)
@@ -370,16 +476,16 @@ def _text(text: str) -> str:
     return html.escape(paste_glue_roles(text, glued_value))
 
 
-def frame_slide(spec: dict, out: Path) -> tuple[str, str]:
+def frame_slide(env, spec: dict, out: Path) -> tuple[str, str, str]:
     """A slide of the lecture's frame: a heading, a glued figure, optional points."""
     figure = ROOT / "book" / "_generated" / f"{spec['figure']}.png"
-    body = f"<h2>{_text(spec['heading'])}</h2>"
+    body = f"<h2>{_markup(spec['heading'])}</h2>"
+    if spec.get("points"):
+        body += "<ul>" + "".join(f"<li>{_markup(p)}</li>" for p in spec["points"]) + "</ul>"
     if figure.is_file():
         shutil.copy(figure, out / figure.name)
         body += f'<img class="frame-figure" src="{figure.name}" alt="{_text(spec["alt"])}">'
-    if spec.get("points"):
-        body += "<ul>" + "".join(f"<li>{_text(p)}</li>" for p in spec["points"]) + "</ul>"
-    return body, _text(spec["notes"])
+    return body, notes_text(env, spec["notes"]), ""
 
 
 # --- 5. Links to the kit from the book's pages ----------------------------------------------

@@ -23,30 +23,72 @@ window.addEventListener("load", async () => {  // MathJax is deferred: wait for 
 
   const tooTall = (section) => section.scrollHeight > HEIGHT - PADDING;
   const blocks = (section) => [...section.children].filter((e) => !e.matches("aside.notes"));
+  // a continuation repeats its slide's title (class "carried"), which never moves on
+  const movable = (section) => blocks(section).filter((e) => !e.matches(".carried"));
+  const heading = (section) => blocks(section).find((e) => e.matches("h1, h2, h3"));
+  // a figure is drawn for a 584-px column (or 1100 px side by side): on a slide that has room it is
+  // shown up to 1.6 times larger, so that its text reads from the back of the room
+  const grow = (section) => {
+    for (const img of section.querySelectorAll("img")) {
+      if (!img.naturalWidth || img.style.maxHeight) continue;  // not one that had to shrink
+      for (const factor of [1.6, 1.45, 1.3, 1.15]) {
+        img.style.width = `${Math.round(img.naturalWidth * factor)}px`;
+        img.style.maxHeight = "none";
+        if (!tooTall(section)) break;
+        img.style.width = "";
+        img.style.maxHeight = "";
+      }
+    }
+  };
   for (const section of [...slides.children]) {
     let current = section;
     while (true) {
       inner.appendChild(current);
       current.style.cssText = `display:block; position:static; width:${WIDTH}px; height:auto; transform:none;`;
-      const single = blocks(current);
-      const splittable = single.length > 1 || (single.length === 1 && single[0].matches("ul, ol") && single[0].children.length > 1);
+      const single = movable(current);
+      const rows = (block) => [...block.querySelectorAll("table tbody")].flatMap((body) => [...body.children]);
+      const splittable = single.length > 1 || (single.length === 1 && (
+        (single[0].matches("ul, ol") && single[0].children.length > 1) || rows(single[0]).length > 1));
+      if (tooTall(current) && !splittable) {
+        // one block that cannot split (a figure and its caption): its images shrink until it fits
+        for (const img of current.querySelectorAll("img")) {
+          while (tooTall(current) && img.height > 240) img.style.maxHeight = `${img.height - 8}px`;
+        }
+      }
       if (!tooTall(current) || !splittable) {
+        if (!tooTall(current)) grow(current);
         current.removeAttribute("style");
         break;
       }
       const next = document.createElement("section");
       next.className = "continued";
+      if (current.dataset.cell) next.dataset.cell = current.dataset.cell;  // the cell it shows, for the tests
       const notes = current.querySelector("aside.notes");
       if (notes) next.appendChild(notes.cloneNode(true));  // the speaker keeps their notes
-      while (tooTall(current) && blocks(current).length > 1) {
-        next.prepend(blocks(current).pop());
+      while (tooTall(current) && movable(current).length > 1) {
+        next.prepend(movable(current).pop());
       }
       // a list alone and too tall: its trailing items continue on the next slide
-      const last = blocks(current).pop();
+      const last = movable(current).pop();
       if (tooTall(current) && last && last.matches("ul, ol") && last.children.length > 1) {
         const rest = document.createElement(last.tagName);
         while (tooTall(current) && last.children.length > 1) rest.prepend(last.lastElementChild);
         next.prepend(rest);
+      } else if (tooTall(current) && last && rows(last).length > 1) {
+        // a table alone and too tall: its trailing rows continue under the same header
+        const rest = last.cloneNode(true);
+        rest.querySelectorAll("caption").forEach((caption) => caption.remove());
+        const into = rest.querySelector("table tbody");
+        into.replaceChildren();
+        while (tooTall(current) && rows(last).length > 1) into.prepend(rows(last).pop());
+        next.prepend(rest);
+      }
+      const title = heading(current);
+      if (title && !heading(next)) {
+        const carried = title.cloneNode(true);
+        carried.classList.add("carried");
+        carried.removeAttribute("id");
+        next.insertBefore(carried, blocks(next)[0] || null);
       }
       current.removeAttribute("style");
       slides.appendChild(current);
