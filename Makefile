@@ -62,6 +62,7 @@ book: setup
 # new ones untranslated) and the Chinese notebooks; then translate, and run again.
 locale: setup
 	$(BIN)/python -m tools.locale
+	$(BIN)/python -m tools.lecture_catalog
 	$(BIN)/python -m tools.learner
 
 # Chromium for the browser tests, and a CJK font for the Chinese edition's pages, from the

@@ -148,7 +148,18 @@ def update_catalogs() -> None:
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     for po in CATALOGS.rglob("*.po"):
         drop_format_flags(po)
+    keep_theme_overrides(CATALOGS / "sphinx.po")
     update_cell_catalog()
+
+
+def keep_theme_overrides(po: Path) -> None:
+    """``sphinx.po`` translates Sphinx's and the theme's own strings ("Link to this heading", the
+    copyright line) where their built-in Chinese is not mainland usage. The gettext builder does
+    not extract those strings, so sphinx-intl marks them obsolete (``#~``) at every refresh, and
+    the Chinese pages would fall back to the built-in text: keep every entry of this one catalog."""
+    if po.is_file():
+        lines = po.read_text(encoding="utf-8").split("\n")
+        po.write_text("\n".join(line.removeprefix("#~ ") for line in lines), encoding="utf-8")
 
 
 def cell_messages() -> list[str]:
