@@ -443,7 +443,7 @@ class Numbering:
 def collect(language: str) -> Book:
     """Every target of the book, numbered as the site numbers it."""
     numbers = chapter_numbers()
-    book = Book(language, bibliography())
+    book = Book(language, bibliography(language))
     numbering = Numbering()
     for page in toc_files():
         source = source_of(page, language)
@@ -560,8 +560,11 @@ def number_block(block: Block, page: str, chapter: str | None, book: Book, numbe
 
 
 @functools.cache
-def bibliography() -> dict[str, str]:
-    """bibtex key -> the author-year label the site shows (sphinxcontrib-bibtex's ``author_year`` style)."""
+def bibliography(language: str = "en") -> dict[str, str]:
+    """bibtex key -> the author-year label the site shows (sphinxcontrib-bibtex's ``author_year``
+    style; in the Chinese edition joined as ``book/_ext/zh_edition.py`` joins them: 「Kingma 和 Ba,
+    2015」, 「Liu 等, 2022」)."""
+    both, others = (" 和 ", " 等") if language == "zh_CN" else (" and ", " et al.")
     from pybtex.database import parse_file
 
     entries = {}
@@ -575,10 +578,10 @@ def bibliography() -> dict[str, str]:
                 who = _strip_braces(entry.fields.get("organization", entry.fields.get("title", key)))
             elif len(names) == 1:
                 who = names[0]
-            elif len(names) == 2:
-                who = f"{names[0]} and {names[1]}"
+            elif len(names) == 2 and not (language == "zh_CN" and names[1] == "others"):
+                who = f"{names[0]}{both}{names[1]}"  # bibtex's "and others" reads "Liu and others" in English
             else:
-                who = f"{names[0]} et al."
+                who = f"{names[0]}{others}"
             entries[key] = f"{who}, {entry.fields.get('year', 'n.d.')}"
     return entries
 
