@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -180,6 +181,10 @@ def new_page(context: Any) -> Any:
     console errors, uncaught exceptions) in ``page.problems``, emptied by each :func:`load`."""
     page = context.new_page()
     page.problems = []
+    page.inflight = set()  # requests that started and have not finished or failed yet
+    page.on("request", lambda request: page.inflight.add(request))
+    page.on("requestfinished", lambda request: page.inflight.discard(request))
+    page.on("requestfailed", lambda request: page.inflight.discard(request))
     page.on("requestfailed", lambda request: page.problems.append(f"failed request {request.url}"))
     page.on("response", lambda r: page.problems.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
     page.on("console", lambda m: page.problems.append(f"console error {m.text}") if m.type == "error" else None)
@@ -197,6 +202,14 @@ def load(context: Any, url: str, kind: str = "site", page: Any = None) -> Any:
     processes included)."""
     if page is None:
         page = new_page(context)
+    elif page.url != "about:blank":
+        # What the last view left loading (the page a navigation check followed, an image a scroll
+        # started) is cancelled here, not by this load, which would record it as its own failed
+        # request: a blank page, then every request of the old one ended (a condition, polled).
+        page.goto("about:blank")
+        deadline = time.monotonic() + 30
+        while page.inflight and time.monotonic() < deadline:
+            page.wait_for_timeout(20)  # lets Playwright deliver the requests' last events
     page.problems = []
     page.goto(url, wait_until="load")
     if kind == "deck":  # slides/deck.js lays the slides out, then starts reveal.js
