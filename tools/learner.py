@@ -46,7 +46,16 @@ from typing import Any
 import nbformat
 import yaml
 
-from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, read, tags, toc_files
+from tools.notebook_format import (
+    ROOT,
+    ZH_AUTHOR_AND,
+    ZH_ET_AL,
+    chapter_notebooks,
+    glued_outputs,
+    read,
+    tags,
+    toc_files,
+)
 
 __all__ = ["LEARNER", "MARK", "build", "launch_urls", "learner_path", "parse", "release", "site_url", "stale", "write"]
 
@@ -564,7 +573,7 @@ def bibliography(language: str = "en") -> dict[str, str]:
     """bibtex key -> the author-year label the site shows (sphinxcontrib-bibtex's ``author_year``
     style; in the Chinese edition joined as ``book/_ext/zh_edition.py`` joins them: 「Kingma 和 Ba,
     2015」, 「Liu 等, 2022」)."""
-    both, others = (" 和 ", " 等") if language == "zh_CN" else (" and ", " et al.")
+    both, others = (ZH_AUTHOR_AND, ZH_ET_AL) if language == "zh_CN" else (" and ", " et al.")
     from pybtex.database import parse_file
 
     entries = {}

@@ -25,6 +25,9 @@ import yaml
 # here too so that no tool imports helpers, and with it torch, to read one string
 # (tests/test_tools.py pins the two; tests/test_device_style_glue.py pins helpers.glue to myst_nb.glue).
 GLUE_PREFIX = "application/papermill.record/"
+# How the Chinese edition joins authors in an inline citation (「Kingma 和 Ba, 2015」, 「Liu 等, 2022」):
+# the site (book/_ext/zh_edition.py) and the learner notebooks (tools/learner.py) alike.
+ZH_AUTHOR_AND, ZH_ET_AL = " 和 ", " 等"
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"

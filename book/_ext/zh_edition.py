@@ -44,6 +44,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the repository root: tools/ is a package
+from tools.notebook_format import ZH_AUTHOR_AND, ZH_ET_AL  # noqa: E402
 from tools.upstream import require  # noqa: E402
 
 CATALOGS = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
@@ -180,7 +181,7 @@ def launch_tooltips(app: Any, pagename: str, templatename: str, context: dict[st
     visit(context.get("header_buttons", []))
 
 
-AUTHOR_JOINS = [(" and others", " 等"), (", and ", " 和 "), (" and ", " 和 ")]
+AUTHOR_JOINS = [(" and others", ZH_ET_AL), (", and ", ZH_AUTHOR_AND), (" and ", ZH_AUTHOR_AND)]
 
 
 def chinese_citations(app: Any, doctree: nodes.document, docname: str) -> None:
@@ -192,7 +193,7 @@ def chinese_citations(app: Any, doctree: nodes.document, docname: str) -> None:
     ):
         for emphasis in list(citation.findall(nodes.emphasis)):
             if emphasis.astext() == "et al.":
-                emphasis.replace_self(nodes.Text("等"))
+                emphasis.replace_self(nodes.Text(ZH_ET_AL.strip()))
         for text in list(citation.findall(nodes.Text)):
             value = str(text)
             for english, chinese in AUTHOR_JOINS:
