@@ -51,7 +51,7 @@ ZH_TITLE = "注意力为什么要除以 √dₖ"  # the landing page's h1 (book/
 ZH_AUTHOR = "sqrt-dk-book 的贡献者"  # the footer's author line (_config.yml: "The sqrt-dk-book contributors")
 # Strings of the notebooks that gettext never sees (book/_ext/zh_edition.py translates them in the
 # Chinese build, chinese_notebook() the toggles in the Chinese notebooks): the folded cells' toggles,
-# and the captions and headers of the tables that code cells print.
+# and the captions, headers and text cells of the tables that code cells print.
 CELLS = CATALOGS / "cells.po"
 # myst-nb's own toggles (nb_code_prompt_show/hide, "{type}" filled in by myst_nb/sphinx_.py#L508-L572).
 CODE_PROMPTS = [
@@ -164,8 +164,8 @@ def keep_theme_overrides(po: Path) -> None:
 
 def cell_messages() -> list[str]:
     """The strings of the chapter notebooks that Sphinx does not extract: myst-nb's toggles, each
-    folded cell's own labels (``mystnb.code_prompt_show``/``code_prompt_hide``), and the captions and
-    column headers of the tables that code cells print (helpers.table), in order of appearance."""
+    folded cell's own labels (``mystnb.code_prompt_show``/``code_prompt_hide``), and the captions,
+    column headers and text cells of the tables that code cells print (helpers.table), in order of appearance."""
     found = dict.fromkeys(CODE_PROMPTS)
     for path in chapter_notebooks():
         for cell in read(path).cells:
@@ -180,34 +180,72 @@ def cell_messages() -> list[str]:
     return list(found)
 
 
-# helpers.table's HTML (helpers/book.py, Table._repr_html_): a caption, header cells, and each body
-# cell's header again as its data-label (a phone shows it beside the value).
+# helpers.table's HTML (helpers/book.py, Table._repr_html_): a caption, header cells, body cells,
+# and each body cell's header again as its data-label (a phone shows it beside the value).
 TABLE_CAPTION = re.compile(r"(<caption>)([^<]*)(</caption>)")
 TABLE_HEADER = re.compile(r"(<th [^>]*>)([^<]*)(</th>)")
 TABLE_LABEL = re.compile(r'( data-label=")([^"]*)(")')
+TABLE_CELL = re.compile(r"(<td [^>]*>)(.*?)(</td>)", re.S)
+# A number as a table prints it (65, 1.02, 10⁻³'s exponent, −0.5): a translation keeps every one.
+NUMBER = re.compile(r"[-−]?\d+(?:\.\d+)?|[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+# Code inside a translated text cell (`math.sqrt(d)`), shown as code: the cell has no markup of its own.
+CELL_CODE = re.compile(r"`([^`]+)`")
 
 
 def is_book_table(output_html: str) -> bool:
     return output_html.startswith('<table class="book-table">')
 
 
+def has_words(text: str) -> bool:
+    """Text with a word in it (two Latin letters), not a bare number or symbol."""
+    return re.search("[A-Za-z]{2}", text) is not None
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers of a caption, header or cell, sorted: a translation may move them, never change one."""
+    return sorted(NUMBER.findall(CELL_CODE.sub(r"\1", text)))
+
+
+def cell_text(cell_html: str) -> str:
+    """A body cell's text as the reader sees it (its markup, if a translation added code, removed)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", cell_html))
+
+
 def table_messages(output_html: str) -> list[str]:
-    """The caption and the column headers of one table printed by helpers.table, as the reader sees them."""
+    """The caption, the column headers and the text cells (those with words, not bare numbers) of one
+    table printed by helpers.table, as the reader sees them."""
     found = [TABLE_CAPTION.search(output_html)] + list(TABLE_HEADER.finditer(output_html))
-    return [html.unescape(m.group(2)) for m in found if m and re.search("[A-Za-z]{2}", m.group(2))]
+    found += list(TABLE_CELL.finditer(output_html))
+    return [html.unescape(m.group(2)) for m in found if m and has_words(m.group(2))]
+
+
+def cell_html(translation: str) -> str:
+    """A translated text cell as HTML: escaped, with its `code` spans as inline code."""
+    parts = CELL_CODE.split(translation)
+    return "".join(
+        f'<code class="docutils literal notranslate">{html.escape(part)}</code>' if odd else html.escape(part)
+        for odd, part in ((i % 2 == 1, p) for i, p in enumerate(parts))
+    )
 
 
 def translate_table(output_html: str, table: dict[str, str]) -> str:
-    """The same table with its caption, headers and data-labels translated; every other byte (the
-    numbers, the text cells, the markup) as it was (tests/test_locale.py compares the numbers)."""
+    """The same table with its caption, headers, data-labels and text cells translated from cells.po;
+    the markup, and every cell without words (a number), byte for byte as it was. A translation keeps
+    every number of its English (tests/test_locale.py compares them, cell by cell)."""
 
     def swap(match: re.Match[str]) -> str:
         text = html.unescape(match.group(2))
         return match.group(1) + html.escape(table.get(text, text)) + match.group(3)
 
+    def swap_cell(match: re.Match[str]) -> str:
+        text = html.unescape(match.group(2))
+        if text not in table:
+            return match.group(0)
+        return match.group(1) + cell_html(table[text]) + match.group(3)
+
     for pattern in (TABLE_CAPTION, TABLE_HEADER, TABLE_LABEL):
         output_html = pattern.sub(swap, output_html)
-    return output_html
+    return TABLE_CELL.sub(swap_cell, output_html)
 
 
 def update_cell_catalog() -> None:

@@ -78,8 +78,9 @@ class TranslatedCodePrompts(SphinxPostTransform):
 
 
 class TranslatedTables(SphinxPostTransform):
-    """The tables that code cells print (helpers.table): caption, headers and data-labels from
-    cells.po (``tools.locale.translate_table``); the numbers stay byte for byte the English ones."""
+    """The tables that code cells print (helpers.table): caption, headers, data-labels and text
+    cells from cells.po (``tools.locale.translate_table``); a number cell stays byte for byte the
+    English one, and a translated cell keeps its numbers (tests/test_locale.py)."""
 
     default_priority = 200
 
