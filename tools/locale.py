@@ -343,9 +343,12 @@ def chinese_notebook(path: Path, table: dict[str, str] | None = None) -> nbforma
     table = translations(f"notebooks/{path.stem}") if table is None else table
     toggles = translations("cells")
     result = copy.deepcopy(notebook)
+    from tools.learner import retitle_directives  # (tools.learner imports this module)
+
     for cell in result.cells:
         if cell.cell_type == "markdown":
-            cell.source = translate_markdown(cell.source, table)
+            # a directive's title with math (an exercise's) is a message without its `$`
+            cell.source = translate_markdown(retitle_directives(cell.source, table), table)
         options = cell.metadata.get("mystnb", {})
         for key in ("code_prompt_show", "code_prompt_hide"):
             if options.get(key) in toggles:
