@@ -130,8 +130,10 @@ class TranslatedExerciseCopies(SphinxTransform):
 
 
 class FullWidthExerciseParentheses(SphinxPostTransform):
-    """「练习 3.1（两个 logit 的雅可比矩阵）」: sphinx-exercise wraps a title's subtitle in " (" and ")"
-    (post_transforms.py#L105-L111 and #L166-L176), half-width in a Chinese title (the zh review's layout items)."""
+    """「练习 3.1（两个 logit 的雅可比矩阵，★，10 分钟）」: sphinx-exercise wraps a title's subtitle in " (" and
+    ")" (post_transforms.py#L105-L111 and #L166-L176), half-width in a Chinese title (the zh review's layout
+    items); the subtitle's own「（★，10 分钟）」 joins the one pair of brackets (zh-read B9). A solution is
+    titled「练习 3.1（……）的解答」, the Chinese order, where sphinx-exercise writes "Solution to" first."""
 
     default_priority = 23  # after the exercise (20) and solution (21, 22) titles are resolved
 
@@ -142,9 +144,27 @@ class FullWidthExerciseParentheses(SphinxPostTransform):
         for box in self.document.findall(lambda n: isinstance(n, kinds)):
             if not box.children or not isinstance(box.children[0], nodes.title):
                 continue
-            for text in list(box.children[0].findall(nodes.Text)):
+            title = box.children[0]
+            for text in list(title.findall(nodes.Text)):
                 if str(text) in (" (", ")"):
                     text.parent.replace(text, nodes.Text("（" if str(text) == " (" else "）"))
+            texts = list(title.findall(nodes.Text))
+            closing = [i for i, text in enumerate(texts) if str(text) == "）"]
+            if closing and closing[-1] > 0:
+                before = texts[closing[-1] - 1]
+                inner = str(before).rfind("（★")
+                if inner >= 0 and str(before).endswith("）"):
+                    joined = str(before)[:inner] + "，" + str(before)[inner + 1 : -1]
+                    before.parent.replace(before, nodes.Text(joined))
+            head = title.children[0] if title.children else None
+            reference = title.children[1] if len(title.children) > 1 else None
+            solution = isinstance(box, solution_node) and isinstance(head, nodes.Text) and str(head).strip() == "解答"
+            if solution and isinstance(reference, nodes.reference) and reference.children:
+                first = reference.children[0]
+                if isinstance(first, nodes.Text):
+                    reference.replace(first, nodes.Text(str(first).lstrip()))
+                title.remove(head)
+                title += nodes.Text("的解答")
 
 
 def theme_strings_first(app: Any) -> None:
