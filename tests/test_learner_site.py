@@ -48,17 +48,20 @@ def test_the_site_hides_the_setup_cell(built_site, page, language):
     assert "PackageNotFoundError" not in html and "%pip install" not in html
 
 
+NUMBER = r"(\d+[a-z]?(?:\.\d+)*)"  # 3.2.1, or 7b.2 in a companion chapter (book/_ext/chapter_numbers.py)
+
+
 def site_numbers(html: str) -> list[str]:
-    found = re.findall(r'<h\d[^>]*><span class="section-number">([\d.]+?)\.? </span>', html)
-    found += [f"caption {n}" for n in re.findall(r'<span class="caption-number">\S+ (\d+(?:\.\d+)*) </span>', html)]
-    found += [f"equation {n}" for n in re.findall(r'<span class="eqno">\((\d+(?:\.\d+)*)\)', html)]
+    found = re.findall(r'<h\d[^>]*><span class="section-number">(\d+[a-z]?(?:\.\d+)*)\.? </span>', html)
+    found += [f"caption {n}" for n in re.findall(rf'<span class="caption-number">\S+ {NUMBER} </span>', html)]
+    found += [f"equation {n}" for n in re.findall(rf'<span class="eqno">\({NUMBER}\)', html)]
     return sorted(found)
 
 
 def learner_numbers(page: str, language: str) -> list[str]:
     notebook = read(ROOT / learner.learner_path(page, language))
     markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
-    number = r"(\d+(?:\.\d+)*)"
+    number = NUMBER
     found = re.findall(rf"^#+ {number}\. ", markdown, re.M)
     found += [f"caption {n}" for n in re.findall(rf"^\*\*\S+ {number}\.?\*\* \S", markdown, re.M)]  # figures
     # theorems and exercises, with or without a title

@@ -46,6 +46,7 @@ from typing import Any
 import nbformat
 import yaml
 
+from tools.helpers_index import chapter_label
 from tools.notebook_format import (
     ROOT,
     ZH_AUTHOR_AND,
@@ -355,15 +356,19 @@ class Book:
     directives: dict[tuple[str, int], list[str | None]] = field(default_factory=dict)  # (page, cell) -> numbers
     figures: dict[tuple[str, int], str] = field(default_factory=dict)  # (page, code cell) -> its figure's number
     equations: dict[tuple[str, str], str] = field(default_factory=dict)  # (page, label) -> number
-    chapters: dict[str, str] = field(default_factory=dict)  # page -> its number ("3", "7.7")
+    chapters: dict[str, str] = field(default_factory=dict)  # page -> its number ("3", "7b")
     titles: dict[str, str] = field(default_factory=dict)  # page -> its title (its first heading)
     glue: dict[str, dict[str, str]] = field(default_factory=dict)  # page -> key -> text/plain
     glue_figures: dict[str, set[str]] = field(default_factory=dict)  # page -> keys of glued figures
     sources: dict[str, nbformat.NotebookNode] = field(default_factory=dict)
 
 
+COMPANION = re.compile(r"^\d+[a-z]$")  # 7b: a chapter's companion, numbered by its file name
+
+
 def chapter_numbers() -> dict[str, str]:
-    """page -> its number, from the numbered part of ``_toc.yml`` (sections of a chapter: ``7.7``)."""
+    """page -> its number, from the numbered part of ``_toc.yml`` (a section of chapter 3: ``3.?``, numbered
+    after the chapter's own sections; a companion chapter listed among chapter 7's sections: ``7b``)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     numbers: dict[str, str] = {}
     count = 0
@@ -373,8 +378,11 @@ def chapter_numbers() -> dict[str, str]:
         for chapter in part.get("chapters", []):
             count += 1
             numbers[chapter["file"]] = str(count)
-            # a chapter's own sections come after its headings: numbered once the chapter is read
-            numbers.update({section["file"]: f"{count}.?" for section in chapter.get("sections", [])})
+            # a chapter's own sections come after its headings: numbered once the chapter is read;
+            # a companion chapter (07b) keeps the number its file name gives it (book/_ext/chapter_numbers.py)
+            for section in chapter.get("sections", []):
+                label = chapter_label(Path(section["file"]).name)
+                numbers[section["file"]] = label if COMPANION.match(label) else f"{count}.?"
     return numbers
 
 
@@ -488,7 +496,7 @@ class PageNumbers:
     """The targets of one page, and the numbers of its headings and directives, cell by cell."""
 
     page: str
-    number: str | None  # the page's own number ("3", "7.7"); None outside the numbered part
+    number: str | None  # the page's own number ("3", "7b"); None outside the numbered part
     book: Book
     numbering: Numbering
     sections: list[int] = field(default_factory=list)  # the running section number below the page's
