@@ -31,7 +31,8 @@ CHROMIUM_FLAGS = [
 # - book/_assets/a11y.js has run (it marks <html data-a11y="done">);
 # - Font Awesome has swapped every icon <i> for its <svg>, in an animation frame of its own;
 # - pydata-sphinx-theme makes each scrollable code block, output and table focusable on load
-#   and again 300 ms after the content changes (MathJax's typesetting changes it): every such
+#   and again 300 ms after the content changes (MathJax's typesetting changes it) or the window
+#   is resized (book/_assets/site.js announces a change of colour mode as a resize): every such
 #   region that scrolls is focusable;
 # - every finite CSS transition and animation has ended (a change of colour mode fades the
 #   buttons' colours: axe read them half-way and found too little contrast);
@@ -48,17 +49,24 @@ SETTLE_PROMISES = """async () => {
         .filter(a => Number.isFinite(a.effect.getComputedTiming().endTime))
         .map(a => a.finished.catch(() => null)));
 }"""
-SETTLED = """() => {
+# What has not settled yet, as reasons (empty once the page has settled).
+UNSETTLED = """() => {
+    const unmet = [];
     const html = document.documentElement;
-    if (document.querySelector('script[src*="a11y.js"]') && html.dataset.a11y !== 'done') return false;
-    if (html.classList.contains('fontawesome-i2svg-pending')) return false;
-    if (document.querySelector('i.fa-solid, i.fa-regular, i.fa-brands, i.fas, i.far, i.fab')) return false;
+    const a11y = document.querySelector('script[src*="a11y.js"]');
+    if (a11y && html.dataset.a11y !== 'done') unmet.push('a11y.js has not run');
+    if (html.classList.contains('fontawesome-i2svg-pending')
+        || document.querySelector('i.fa-solid, i.fa-regular, i.fa-brands, i.fas, i.far, i.fab')) {
+        unmet.push('Font Awesome has icons to swap');
+    }
     const theme = document.querySelector('script[src*="pydata-sphinx-theme.js"]');
     const regions = ['pre', '.nboutput > .output_area', '.cell_output > .output', '.jp-RenderedHTMLCommon',
                      '.pst-scrollable-table-container'].join(', ');
     for (const e of theme ? document.querySelectorAll(regions) : []) {
         const scrolls = e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight;
-        if (scrolls && e.tabIndex < 0 && e.offsetParent !== null) return false;
+        if (scrolls && e.tabIndex < 0 && e.offsetParent !== null) {
+            unmet.push('a region that scrolls has no tab stop: ' + e.className);
+        }
     }
     // book/_assets/site.js marks a table box that scrolls (data-overflow) from a ResizeObserver:
     // wait until every mark agrees with the box's geometry. A box in a closed fold is not
@@ -66,16 +74,24 @@ SETTLED = """() => {
     // marked when the fold opens, and is left out here until then.
     for (const w of document.querySelectorAll('.table-scroll')) {
         if (!w.checkVisibility()) continue;
-        if ((w.scrollWidth > w.clientWidth) !== w.hasAttribute('data-overflow')) return false;
+        const scrolls = w.scrollWidth > w.clientWidth;
+        if (scrolls !== w.hasAttribute('data-overflow')) unmet.push('a table box is marked wrongly');
     }
-    return document.fonts.status === 'loaded';
+    if (document.fonts.status !== 'loaded') unmet.push('fonts are loading');
+    return unmet;
 }"""
+SETTLED = f"() => ({UNSETTLED})().length === 0"
 
 
 def settle(page: Any, timeout_ms: float = 30000) -> None:
     """Return once ``page`` (a Playwright page of the site) has settled; see SETTLED."""
     page.evaluate(SETTLE_PROMISES)
-    page.wait_for_function(SETTLED, timeout=timeout_ms, polling="raf")
+    try:
+        page.wait_for_function(SETTLED, timeout=timeout_ms, polling="raf")
+    except Exception as error:  # say which condition never held
+        if "Timeout" not in type(error).__name__:
+            raise
+        raise TimeoutError(f"not settled after {timeout_ms / 1000:.0f} s: {page.evaluate(UNSETTLED)}") from error
 
 
 def chromium() -> str | None:

@@ -63,4 +63,14 @@
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
+
+  // pydata-sphinx-theme 0.16.1 gives a code block, output or table box a tab stop when it scrolls,
+  // on load and again after a resize or a change of the content (pydata-sphinx-theme.js,
+  // addTabStopsToScrollableElements), not after a change of colour mode, which can make a box
+  // scroll or stop scrolling (dark mode pads cell outputs by 8 px): a keyboard reader who had
+  // switched could not reach it. A change of mode is announced to the theme as a resize.
+  new MutationObserver(() => window.dispatchEvent(new Event("resize"))).observe(document.documentElement, {
+    attributes: true,
+    attributeFilter: ["data-theme"],
+  });
 })();
