@@ -203,11 +203,14 @@ def figure_png_with_hash(figure: Any) -> Any:
 # pixels per PNG pixel. The sizes below make the PNG's natural size fit a slide under its title and
 # three lines of text (1280 px less the slide's 2 x 24 px padding is 1232 px; 720 px less the
 # title, text and padding leaves about 490 px), so the deck shows it at its natural size or larger
-# (book/_ext/slides/deck.js grows a figure where there is room), and where a slide holds more text,
-# shrinks it by at most SLIDE_MIN_SCALE. The smallest text follows: at least SLIDE_TEXT_PX at that
+# (book/_ext/slides/deck.js grows a figure where there is room). SLIDE_MIN_SCALE is the smallest scale
+# a slide may show it at, as a 1280 x 720 window shows the deck (reveal.js fits the slide in with a 2 %
+# margin: SLIDE_VIEW_SCALE), so deck.js may shrink a figure to SLIDE_MIN_SCALE / SLIDE_VIEW_SCALE of
+# its size where a slide holds more text. The smallest text follows: at least SLIDE_TEXT_PX at that
 # smallest scale (tests/test_slides.py measures every slide against it).
 SLIDE_TEXT_PX = 18.0  # the minimum, CSS px at 1280 x 720
 SLIDE_MIN_SCALE = 0.92
+SLIDE_VIEW_SCALE = 1 / 1.02  # reveal.js's margin 0.02 (book/_ext/slides/deck.js)
 SLIDE_FIGSIZE = (11.0, 4.4)  # inches, panels side by side: 1210 x 484 px at DPI
 SLIDE_PANEL_FIGSIZE = (7.4, 4.4)  # inches, one panel: 814 x 484 px
 SLIDE_FONT_PT = math.ceil(2 * SLIDE_TEXT_PX * 72 / (DPI * SLIDE_MIN_SCALE)) / 2  # 13.0 pt: 19.9 px at 1x
