@@ -1,5 +1,5 @@
-"""The browser tests' harness: every page is loaded once per viewport and mode, and every check
-of that page reads the same loaded page.
+"""The browser tests' harness: every page is loaded once per viewport, and every check of that
+page, in both colour modes, reads the same loaded page.
 
 A *page check* is a function of a loaded, settled page that returns its findings (a list of
 strings, empty when all is well). Register it with ``@page_check``; the decorated function
@@ -11,11 +11,14 @@ asserts that the check found nothing::
         box = page.locator(".bd-header-article").bounding_box()
         return [f"the header is {box['height']:.0f} px tall"] if box["height"] > 48 else []
 
-The session fixture ``page_reports`` (tests/conftest.py) opens each (page, viewport, mode)
-that a selected test needs once, waits until its scripts have settled
-(``tools.browser.settle``), runs every selected check of that view on it in ``order``, and
-keeps the findings; the tests then only read them. So a new check costs its own run time and
-no page load. CONTRIBUTING.md ("Browser checks") says how to add one.
+The session fixture ``page_reports`` (tests/conftest.py) opens each (page, viewport) that a
+selected test needs once, in light mode, waits until its scripts have settled
+(``tools.browser.settle``), and runs every selected check of that view on it in ``order``. The
+dark view is the same page after the reader's click on the theme's colour-mode button
+(:func:`switch_mode`): its checks run there, before the light checks that interact with the
+page, and the button is clicked back. The findings are kept; the tests only read them. So a
+new check costs its own run time and no page load. CONTRIBUTING.md ("Adding a browser check")
+says how to add one.
 """
 
 from __future__ import annotations
@@ -185,7 +188,7 @@ def new_page(context: Any) -> Any:
     page.on("request", lambda request: page.inflight.add(request))
     page.on("requestfinished", lambda request: page.inflight.discard(request))
     page.on("requestfailed", lambda request: page.inflight.discard(request))
-    page.on("requestfailed", lambda request: page.problems.append(f"failed request {request.url}"))
+    page.on("requestfailed", lambda r: page.problems.append(f"failed request {r.url} ({r.failure})"))
     page.on("response", lambda r: page.problems.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
     page.on("console", lambda m: page.problems.append(f"console error {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda error: page.problems.append(f"page error {error}"))
@@ -234,6 +237,22 @@ def axe_violations(page: Any, rules: Iterable[str] | None = None) -> list[str]:
     return list(found)
 
 
+def switch_mode(page: Any, mode: str) -> None:
+    """Click the colour-mode button as a reader does until the page is in ``mode`` ("light" or
+    "dark"), then wait until it has settled. pydata-sphinx-theme 0.16.1's button cycles through
+    auto, dark and light (auto, light and dark where the system prefers dark), so it takes at
+    most three clicks. The button may sit in a collapsed sidebar on a phone, so the click is the
+    element's own ``click()``, which runs the theme's handler as a reader's tap does."""
+    for _ in range(3):
+        if page.evaluate("document.documentElement.dataset.mode") == mode:
+            break
+        page.evaluate("document.querySelector('.theme-switch-button').click()")
+    shown = page.evaluate("[document.documentElement.dataset.mode, document.documentElement.dataset.theme]")
+    if shown != [mode, mode]:
+        raise RuntimeError(f"three clicks left the page in mode {shown[0]!r}, theme {shown[1]!r}")
+    settle(page)
+
+
 # What the page is, apart from its colours and sizes: every element with its attributes (less
 # those that say the mode, and Font Awesome's random ids) and whether it is rendered. Equal in
 # light and dark mode, axe's rules that read only structure, names and visibility find the same
@@ -274,11 +293,15 @@ class Report:
     theme: str = ""  # the theme the page shows (<html data-theme>)
 
 
-def run_checks(page: Any, view: View, checks: Iterable[PageCheck]) -> Report:
-    report = Report()
-    report.theme = page.evaluate("document.documentElement.dataset.theme || ''")
-    report.fingerprint = hashlib.sha256(page.evaluate(FINGERPRINT).encode()).hexdigest()
-    for check in sorted(checks, key=lambda c: c.order):
+def run_checks(page: Any, view: View, checks: Iterable[PageCheck], report: Report | None = None) -> Report:
+    """Run ``checks`` on the loaded ``page`` in their order, into ``report`` (a new one, which
+    first records the page's theme and fingerprint) or the report of the view's earlier checks."""
+    if report is None:
+        report = Report()
+        report.theme = page.evaluate("document.documentElement.dataset.theme || ''")
+        report.fingerprint = hashlib.sha256(page.evaluate(FINGERPRINT).encode()).hexdigest()
+    checks = sorted(checks, key=lambda c: c.order)
+    for check in checks:
         if check.order == LEAVES and not report.problems:
             report.problems = list(page.problems)
         try:
@@ -291,32 +314,61 @@ def run_checks(page: Any, view: View, checks: Iterable[PageCheck]) -> Report:
 
 
 class PageReports:
-    """Loads each view once, on first demand, and runs the checks that the session selected for it."""
+    """Loads each page once per viewport, on first demand, and runs the checks that the session
+    selected for its views: light, then dark after a click on the colour-mode button."""
 
     def __init__(self, browser: Any, site_url: str, selected: dict[str, set[str]]):
         self.browser, self.site_url, self.selected = browser, site_url, selected
-        self.contexts: dict[tuple[str, str], Any] = {}
-        self.pages: dict[tuple[str, str], Any] = {}  # one page per context, loaded again for each view
+        self.contexts: dict[str, Any] = {}  # viewport -> context (a reader who has chosen light)
+        self.pages: dict[str, Any] = {}  # one page per context, loaded again for each view
         self.reports: dict[View, Report] = {}
+
+    def checks(self, view: View) -> list[PageCheck]:
+        return [CHECKS[name] for name in sorted(self.selected.get(view.id, set())) if name in CHECKS]
 
     def get(self, view: View) -> Report:
         if view not in self.reports:
-            key = (view.viewport, view.mode)
-            if key not in self.contexts:
-                self.contexts[key] = new_context(self.browser, *key)
-            if key not in self.pages:
-                self.pages[key] = new_page(self.contexts[key])
-            kind = "deck" if is_deck(view.path) else "site"
-            checks = [CHECKS[name] for name in sorted(self.selected.get(view.id, set())) if name in CHECKS]
-            try:
-                page = load(self.contexts[key], f"{self.site_url}/{view.path}", kind, self.pages[key])
-            except Exception as error:  # every check of the view fails with the reason, once
-                reason = f"the page did not load and settle: {error}"
-                self.reports[view] = Report(findings={c.name: [reason] for c in checks}, problems=[reason])
-                self.pages.pop(key).close()  # the next view starts from a fresh page
-            else:
-                self.reports[view] = run_checks(page, view, checks)
+            self.visit(view.path, view.viewport)
         return self.reports[view]
+
+    def visit(self, path: str, viewport: str) -> None:
+        """One load of ``path`` at ``viewport``: the reports of its light and its dark view."""
+        light, dark = View(path, viewport, "light"), View(path, viewport, "dark")
+        light_checks, dark_checks = self.checks(light), self.checks(dark)
+        if viewport not in self.contexts:
+            self.contexts[viewport] = new_context(self.browser, viewport, "light")
+        if viewport not in self.pages:
+            self.pages[viewport] = new_page(self.contexts[viewport])
+        kind = "deck" if is_deck(path) else "site"
+        try:
+            page = load(self.contexts[viewport], f"{self.site_url}/{path}", kind, self.pages[viewport])
+        except Exception as error:  # every check of both views fails with the reason, once
+            reason = f"the page did not load and settle: {error}"
+            for view, checks in ((light, light_checks), (dark, dark_checks)):
+                self.reports[view] = Report(findings={c.name: [reason] for c in checks}, problems=[reason])
+            self.pages.pop(viewport).close()  # the next view starts from a fresh page
+            return
+        # the light checks that leave the page as it was, the dark view, then those that change it
+        stays = [c for c in light_checks if c.order < INTERACTS]
+        report = run_checks(page, light, stays)
+        if kind == "site":
+            self.reports[dark] = self.dark_view(page, dark, dark_checks)
+        self.reports[light] = run_checks(page, light, [c for c in light_checks if c not in stays], report)
+        if any(c.order == LEAVES for c in light_checks):
+            # a check that followed a link leaves a page that is still loading another document:
+            # the next view starts from a fresh page, so that nothing of that document's loading
+            # (a request the next load cancels, an event delivered late) reaches its problems
+            self.pages.pop(viewport).close()
+
+    def dark_view(self, page: Any, view: View, checks: list[PageCheck]) -> Report:
+        try:
+            switch_mode(page, "dark")
+        except Exception as error:
+            reason = f"the colour-mode button did not switch the page to dark: {error}"
+            return Report(findings={c.name: [reason] for c in checks}, problems=[reason])
+        report = run_checks(page, view, checks)
+        switch_mode(page, "light")  # as the reader found it, for the light checks that follow
+        return report
 
     def close(self) -> None:
         for context in self.contexts.values():

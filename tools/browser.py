@@ -33,13 +33,20 @@ CHROMIUM_FLAGS = [
 # - pydata-sphinx-theme makes each scrollable code block, output and table focusable on load
 #   and again 300 ms after the content changes (MathJax's typesetting changes it): every such
 #   region that scrolls is focusable;
-# - book/_assets/site.js has marked every table box that scrolls sideways.
+# - every finite CSS transition and animation has ended (a change of colour mode fades the
+#   buttons' colours: axe read them half-way and found too little contrast);
+# - book/_assets/site.js has marked every shown table box that scrolls sideways.
 SETTLE_PROMISES = """async () => {
     if (document.readyState !== 'complete') await new Promise(r => window.addEventListener('load', r, {once: true}));
     await document.fonts.ready;
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
     await Promise.all(window.bookPending || []);
     await document.fonts.ready;
+    // colours fade for 150-300 ms when the colour mode changes (the theme's buttons): every
+    // finite CSS transition and animation has ended (one that is cancelled has ended too)
+    await Promise.all(document.getAnimations()
+        .filter(a => Number.isFinite(a.effect.getComputedTiming().endTime))
+        .map(a => a.finished.catch(() => null)));
 }"""
 SETTLED = """() => {
     const html = document.documentElement;
@@ -54,8 +61,11 @@ SETTLED = """() => {
         if (scrolls && e.tabIndex < 0 && e.offsetParent !== null) return false;
     }
     // book/_assets/site.js marks a table box that scrolls (data-overflow) from a ResizeObserver:
-    // wait until every mark agrees with the box's geometry
+    // wait until every mark agrees with the box's geometry. A box in a closed fold is not
+    // rendered, so no observer sees it change (after a change of colour mode, say); it is
+    // marked when the fold opens, and is left out here until then.
     for (const w of document.querySelectorAll('.table-scroll')) {
+        if (!w.checkVisibility()) continue;
         if ((w.scrollWidth > w.clientWidth) !== w.hasAttribute('data-overflow')) return false;
     }
     return document.fonts.status === 'loaded';
