@@ -13,7 +13,9 @@ Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # helpers imports matplotlib only where it draws
@@ -25,8 +27,14 @@ __all__ = [
     "MAX_FIGURE_WIDTH",
     "SCALE_COLORS",
     "SCALE_LABELS",
+    "SLIDE_FIGSIZE",
+    "SLIDE_FONT_PT",
+    "SLIDE_PANEL_FIGSIZE",
     "TICK_FONT_PT",
     "plot_band",
+    "slide_png",
+    "slide_style",
+    "smallest_text_pt",
     "use_book_style",
 ]
 
@@ -183,5 +191,112 @@ def figure_png_with_hash(figure: Any) -> Any:
 
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", bbox_inches="tight", metadata={"Data-SHA256": figure_data_sha256(figure)})
+    plt.close(figure)
+    return Image(data=buffer.getvalue())  # type: ignore[no-untyped-call]  # IPython is unannotated
+
+
+# --- Figures for slides ---------------------------------------------------------------------------
+# Every figure a deck shows is also drawn for a 1280 x 720 slide (CONVENTIONS item 3: the
+# `<figure name>_wide` glue, from the same arrays, by the same drawing function), and the desktop
+# site shows that version too (book/_ext/wide_figures.py). Text of s points, drawn at DPI, is
+# s * DPI / 72 pixels tall in the PNG, and a slide shows the PNG at (rendered / natural width) CSS
+# pixels per PNG pixel. The sizes below make the PNG's natural size fit a slide under its title and
+# three lines of text (1280 px less the slide's 2 x 24 px padding is 1232 px; 720 px less the
+# title, text and padding leaves about 490 px), so the deck shows it at its natural size or larger
+# (book/_ext/slides/deck.js grows a figure where there is room). SLIDE_MIN_SCALE is the smallest scale
+# a slide may show it at, as a 1280 x 720 window shows the deck (reveal.js fits the slide in with a 2 %
+# margin: SLIDE_VIEW_SCALE), so deck.js may shrink a figure to SLIDE_MIN_SCALE / SLIDE_VIEW_SCALE of
+# its size where a slide holds more text. The smallest text follows: at least SLIDE_TEXT_PX at that
+# smallest scale (tests/test_slides.py measures every slide against it).
+SLIDE_TEXT_PX = 18.0  # the issue's minimum, CSS px at 1280 x 720
+SLIDE_MIN_SCALE = 0.92
+SLIDE_VIEW_SCALE = 1 / 1.02  # reveal.js's margin 0.02 (book/_ext/slides/deck.js)
+SLIDE_FIGSIZE = (11.0, 4.4)  # inches, panels side by side: 1210 x 484 px at DPI
+SLIDE_PANEL_FIGSIZE = (7.4, 4.4)  # inches, one panel: 814 x 484 px
+SLIDE_FONT_PT = math.ceil(2 * SLIDE_TEXT_PX * 72 / (DPI * SLIDE_MIN_SCALE)) / 2  # 13.0 pt: 19.9 px at 1x
+
+_SLIDE_RC: dict[RcKeyType, Any] = {
+    "figure.figsize": SLIDE_PANEL_FIGSIZE,
+    "font.size": SLIDE_FONT_PT,
+    "axes.titlesize": SLIDE_FONT_PT + 1,
+    "axes.labelsize": SLIDE_FONT_PT,
+    "legend.fontsize": SLIDE_FONT_PT,
+    "legend.title_fontsize": SLIDE_FONT_PT,
+    "figure.titlesize": SLIDE_FONT_PT + 2,
+    "xtick.labelsize": SLIDE_FONT_PT,
+    "ytick.labelsize": SLIDE_FONT_PT,
+    "lines.linewidth": 2.5,
+    "lines.markersize": 6,
+}
+
+
+@contextmanager
+def slide_style() -> Iterator[None]:
+    """Draw for a slide inside this block: the book's style with text at SLIDE_FONT_PT or more and
+    SLIDE_PANEL_FIGSIZE as the default size (a drawing's side-by-side layout asks for SLIDE_FIGSIZE).
+    Every setting is restored on leaving, so the web figures drawn after it are unchanged.
+
+        with helpers.style.slide_style():
+            glue("fig_lr_grid_wide", helpers.style.slide_png(rate_figure(wide=True)))
+    """
+    import matplotlib as mpl
+
+    with mpl.rc_context(_SLIDE_RC):
+        yield
+
+
+def smallest_text_pt(figure: Any) -> float:
+    """The size, in points, of the smallest text ``figure`` draws (titles, labels, tick labels, legend
+    entries, annotations: every visible, non-empty text). Draws the figure first: tick labels exist
+    only once it has been drawn."""
+    from matplotlib.text import Text
+
+    figure.canvas.draw()
+    sizes = [
+        float(text.get_fontsize())
+        for text in figure.findobj(Text)
+        if text.get_visible() and text.get_text().strip() and _drawn(text)
+    ]
+    if not sizes:
+        raise ValueError("figure draws no text")
+    return min(sizes)
+
+
+def _drawn(text: Any) -> bool:
+    """Whether a text is drawn: not a tick label of an axes switched off (``ax.set_axis_off()``)."""
+    axes = getattr(text, "axes", None)
+    return (
+        axes is None
+        or bool(axes.axison)
+        or text not in axes.xaxis.get_ticklabels(which="both") + axes.yaxis.get_ticklabels(which="both")
+    )
+
+
+def slide_png(figure: Any) -> Any:
+    """A figure drawn for a slide, as a tight PNG at the book's DPI; the figure is closed.
+
+    Text a drawing sizes by hand below SLIDE_FONT_PT (a web layout's 9-pt legend) is raised to it
+    before the layout is computed, so nothing on a slide is smaller. The PNG's metadata carries
+    the smallest text size it draws (``Min-Font-Pt``, which tests/test_slides.py turns into CSS px on
+    each slide) and the hash of its data (``Data-SHA256``, as :func:`figure_png_with_hash`).
+    """
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import Image
+    from matplotlib.text import Text
+
+    figure.canvas.draw()  # creates the tick labels
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            labels = axis.get_ticklabels(which="both")
+            if labels and min(label.get_fontsize() for label in labels) < SLIDE_FONT_PT:
+                axis.set_tick_params(which="both", labelsize=SLIDE_FONT_PT)
+    for text in figure.findobj(Text):
+        if text.get_fontsize() < SLIDE_FONT_PT:
+            text.set_fontsize(SLIDE_FONT_PT)
+    metadata = {"Min-Font-Pt": f"{smallest_text_pt(figure):g}", "Data-SHA256": figure_data_sha256(figure)}
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", metadata=metadata)
     plt.close(figure)
     return Image(data=buffer.getvalue())  # type: ignore[no-untyped-call]  # IPython is unannotated

@@ -81,6 +81,59 @@ def test_style_uses_okabe_ito_and_readable_fonts():
     assert all(_relative_luminance(c) < 0.8 for c in cycle)
 
 
+def test_slide_sizes_are_derived_for_18_px_on_a_1280_x_720_slide():
+    from helpers import style
+
+    # text of SLIDE_FONT_PT at DPI, shown down to SLIDE_MIN_SCALE of its natural size, is >= 18 CSS px
+    assert style.SLIDE_FONT_PT * style.DPI / 72 * style.SLIDE_MIN_SCALE >= style.SLIDE_TEXT_PX >= 18
+    assert (style.SLIDE_FONT_PT - 0.5) * style.DPI / 72 * style.SLIDE_MIN_SCALE < style.SLIDE_TEXT_PX  # no larger
+    for width, height in (style.SLIDE_FIGSIZE, style.SLIDE_PANEL_FIGSIZE):  # natural size within the slide's room
+        assert width * style.DPI <= 1280 - 2 * 24 and height * style.DPI <= 490
+
+
+def test_slide_style_is_restored_and_slide_png_lifts_small_text():
+    import io
+
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from helpers import style
+
+    matplotlib.use("Agg")
+    helpers.use_book_style()
+    before = dict(matplotlib.rcParams)
+    with style.slide_style():
+        assert matplotlib.rcParams["xtick.labelsize"] == style.SLIDE_FONT_PT
+        figure, ax = plt.subplots()
+        assert tuple(figure.get_size_inches()) == style.SLIDE_PANEL_FIGSIZE
+        ax.plot([1, 10], [1, 2], label="a line")
+        ax.legend(fontsize=9)  # a web layout's size: the slide raises it
+        ax.set_xticks([1, 5, 10], ["1", "5", "10"], fontsize=8)
+        ax.annotate("note", (2, 1.5), fontsize=7)
+        image = style.slide_png(figure)
+    assert dict(matplotlib.rcParams) == before  # the web figures after it are drawn as before
+    assert not plt.fignum_exists(figure.number)
+    info = Image.open(io.BytesIO(image.data)).info
+    assert float(info["Min-Font-Pt"]) == style.SLIDE_FONT_PT
+    assert round(info["dpi"][0]) == style.DPI and len(info["Data-SHA256"]) == 64
+
+
+def test_smallest_text_pt_reads_every_drawn_text():
+    import matplotlib.pyplot as plt
+
+    from helpers import style
+
+    matplotlib.use("Agg")
+    helpers.use_book_style()
+    figure, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], label="x")
+    ax.legend(fontsize=7)
+    assert style.smallest_text_pt(figure) == 7
+    ax.get_legend().remove()
+    assert style.smallest_text_pt(figure) == style.TICK_FONT_PT  # the tick labels (no axis label is set)
+    plt.close(figure)
+
+
 def _captured_displays(monkeypatch, function, *args):
     """Run ``function(*args)`` as if inside IPython; return what it displayed.
 

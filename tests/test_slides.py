@@ -3,7 +3,6 @@ site (book/_ext/book_slides.py), work offline in a real browser and fit their sl
 
 from __future__ import annotations
 
-import ast
 import re
 import sys
 from pathlib import Path
@@ -114,7 +113,7 @@ def test_every_slide_has_a_title(page, view):
     return problems
 
 
-# --- every figure a chapter shows is on its deck, in its wide layout where there is one ------------
+# --- every figure a chapter shows is on its deck, in its wide layout, drawn for a slide ------------
 
 
 def shown_figures(stem: str) -> dict[str, str | None]:
@@ -149,6 +148,10 @@ def test_every_figure_of_a_chapter_is_on_its_deck(built_decks):
         for cell, body in sections:
             images.setdefault(cell, []).extend(re.findall(r'<img[^>]*\bsrc="([^"]+)"', body))
         for cell, wide in shown_figures(stem).items():
+            if wide is None:  # CONVENTIONS item 3: every figure a deck shows is drawn for a slide
+                problems.append(
+                    f"{stem}: the figure of cell {cell} has no `<figure name>_wide` glue, drawn for a slide"
+                )
             if not images.get(cell):
                 problems.append(f"{stem}: the figure of cell {cell} is on no slide")
             elif wide and not any(src.endswith(f"{wide}.png") for src in images[cell]):
@@ -166,126 +169,56 @@ def test_every_figure_of_a_chapter_is_on_its_deck(built_decks):
 # --- the text inside the figures, as a room sees it --------------------------------------------
 # Text inside a PNG is not in the DOM. Its rendered size is derived instead: a font of s points,
 # drawn at the PNG's DPI, is s * dpi / 72 image pixels tall, and the slide shows the image at
-# (rendered width / natural width) CSS pixels per image pixel, at 1280 x 720. The point sizes are
-# the smallest a figure's drawing code names: helpers/style.py's (legend 10 pt, ticks 11 pt) and
-# every `fontsize=`/`labelsize=` in the cell that draws it and in the functions it calls, with
-# `a if wide else b` read for the layout the slide shows.
-MIN_FIGURE_TEXT_PX = 9.0  # what every figure reaches now (the worst: 9.2 px); 18 px needs figures drawn for slides
-FONT_SCALINGS = {"xx-small": 0.579, "x-small": 0.694, "small": 0.833, "medium": 1.0, "large": 1.2}
+# (rendered width / natural width) CSS pixels per image pixel, at 1280 x 720. A figure drawn for a
+# slide (helpers.style.slide_png, the `<figure>_wide` glue of every figure a deck shows) records in
+# its PNG the smallest size its drawn text has (``Min-Font-Pt``: tick labels, legend entries,
+# annotations, titles), read from the figure itself as it was saved.
+MIN_FIGURE_TEXT_PX = 18.0  # the issue's minimum; helpers/style.py derives its slide sizes from it
 FIGURES = r"""() => Reveal.getSlides().flatMap((slide, index) => {
     Reveal.slide(index);
     return [...slide.querySelectorAll('img')].map(img => ({index: index, src: img.currentSrc || img.src,
-        cell: (slide.closest('[data-cell]') || slide).dataset.cell || '',
+        title: (slide.querySelector('h1, h2, h3') || {textContent: ''}).textContent.trim().slice(0, 50),
         rendered: img.getBoundingClientRect().width, natural: img.naturalWidth}));
 })"""
-
-
-def drawing_code(stem: str, cell_id: str, glued: str = "") -> str:
-    """The source of the cell that draws a figure (``cell_id``, or the cell that glues ``glued``) and of
-    the functions it calls, recursively, as the notebook defines them."""
-    notebook = read(ROOT / "notebooks" / f"{stem}.ipynb")
-    cells = [c for c in notebook.cells if c.cell_type == "code"]
-    defined: dict[str, str] = {}
-    for cell in cells:
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef):
-                defined[node.name] = ast.get_source_segment(cell.source, node) or ""
-    start = next(
-        (
-            c.source
-            for c in cells
-            if (glued and f'"{glued}"' in c.source and "glue(" in c.source) or c.get("id") == cell_id
-        ),
-        "",
-    )
-    sources, todo = [start], [start]
-    while todo:
-        source = todo.pop()
-        try:
-            calls = {
-                n.func.id
-                for n in ast.walk(ast.parse(source))
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-            }
-        except SyntaxError:
-            continue
-        for name in calls & set(defined):
-            if defined[name] not in sources:
-                sources.append(defined[name])
-                todo.append(defined[name])
-    return "\n\n".join(sources)
-
-
-def smallest_font_pt(source: str, wide: bool) -> float:
-    """The smallest font size ``source`` draws text at, in points (at least helpers/style.py's)."""
-    from helpers import style
-
-    sizes = [float(style._RC["legend.fontsize"]), float(style.TICK_FONT_PT)]
-    tree = ast.parse(source)
-    assigned = {
-        t.id: node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Assign)
-        for t in node.targets
-        if isinstance(t, ast.Name)
-    }
-
-    def value(node: ast.AST) -> float | None:
-        if isinstance(node, ast.IfExp) and isinstance(node.test, ast.Name) and node.test.id == "wide":
-            return value(node.body if wide else node.orelse)
-        if isinstance(node, ast.Name) and node.id in assigned:
-            return value(assigned[node.id])
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return float(node.value)
-        if isinstance(node, ast.Constant) and node.value in FONT_SCALINGS:
-            return FONT_SCALINGS[node.value] * float(style._RC["font.size"])
-        return None
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg in ("fontsize", "labelsize", "size"):
-            found = value(node.value)
-            if found is not None:
-                sizes.append(found)
-    return min(sizes)
 
 
 @page_check(kind="deck", viewports=("slide",))
 def test_figure_text_is_legible(page, view):
     """The smallest text of every figure on every slide, at 1280 x 720, is at least MIN_FIGURE_TEXT_PX
-    CSS pixels tall (derived from the image's rendered scale, its DPI and its drawing code's font
-    sizes; see above). The sizes it measured are written to _build/screenshots/figure-text.txt."""
+    CSS pixels tall (from the PNG's recorded smallest font, its DPI and its rendered scale; see above);
+    a figure not drawn for a slide fails. The sizes it measured, worst first, are written to
+    _build/screenshots/figure-text-<deck>.txt."""
     import io
     import urllib.request
 
     from PIL import Image
 
     stem = Path(view.path).stem
-    problems, lines = [], []
+    problems, measured = [], []
     for figure in page.evaluate(FIGURES):
         name = Path(urllib.request.urlparse(figure["src"]).path).name
+        where = f"slide {figure['index'] + 1} ({figure['title']})"
         with urllib.request.urlopen(figure["src"]) as response:  # noqa: S310  (the loopback test server)
-            dpi = float(Image.open(io.BytesIO(response.read())).info.get("dpi", (72,))[0])
-        glued = re.sub(r"^wide_|\.png$", "", name) if name.endswith("_wide.png") else ""
-        source_stem, _, cell_id = figure["cell"].partition(":")
-        if glued and not source_stem:  # a frame slide of the lecture: the figure chapter 6 glues
-            source_stem = next(
-                s
-                for s in (p.stem for p in (ROOT / "notebooks").glob("0*.ipynb"))
-                if glued in {g.name for g in glued_outputs(read(ROOT / "notebooks" / f"{s}.ipynb"))}
-            )
-        source = drawing_code(source_stem, cell_id, glued)
-        if not source:
-            problems.append(f"slide {figure['index'] + 1}: no drawing code found for {name}")
+            info = Image.open(io.BytesIO(response.read())).info
+        if "Min-Font-Pt" not in info:
+            problems.append(f"{where}: {name} is not drawn for a slide (no Min-Font-Pt: helpers.style.slide_png)")
             continue
-        points = smallest_font_pt(source, wide=bool(glued))
+        points, dpi = float(info["Min-Font-Pt"]), float(info.get("dpi", (72,))[0])
         px = points * dpi / 72 * figure["rendered"] / figure["natural"]
-        lines.append(f"{stem}\tslide {figure['index'] + 1}\t{name}\t{points:g} pt\t{px:.1f} px")
+        measured.append((px, f"{stem}\t{where}\t{name}\t{points:g} pt\t{figure['rendered'] / figure['natural']:.2f}x"))
         if px < MIN_FIGURE_TEXT_PX:
-            problems.append(f"slide {figure['index'] + 1}: {name}: {points:g}-pt text at {px:.1f} px")
+            problems.append(f"{where}: {name}: {points:g}-pt text at {px:.1f} px")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    lines = [f"{line}\t{px:.1f} px" for px, line in sorted(measured)]
     (SCREENSHOTS / f"figure-text-{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return problems
+
+
+def test_the_decks_margin_is_the_slide_styles():
+    """helpers/style.py derives its slide sizes at the scale reveal.js shows a slide in a 1280 x 720
+    window; that scale follows from deck.js's margin."""
+    from helpers import style
+
+    deck = (ROOT / "book" / "_ext" / "slides" / "deck.js").read_text(encoding="utf-8")
+    margin = float(re.search(r"margin: printing \? 0 : ([0-9.]+)", deck).group(1))
+    assert abs(style.SLIDE_VIEW_SCALE - 1 / (1 + margin)) < 1e-9

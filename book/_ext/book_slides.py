@@ -199,10 +199,10 @@ def render_title(builder, block: Block, page: str) -> str:
     return f"<{tag}>{inner}</{tag}>"
 
 
-def render_code(builder, block: Block, page: str, with_input: bool = True) -> list[str]:
+def render_code(builder, block: Block, page: str, with_input: bool = True, with_output: bool = True) -> list[str]:
     """A code cell as two blocks, its input and its output, so a tall pair can split."""
     parts = []
-    wanted = ("cell_code_source", "cell_code_output") if with_input else ("cell_code_output",)
+    wanted = (("cell_code_source",) if with_input else ()) + (("cell_code_output",) if with_output else ())
     for child in block.node.children:
         if child.get("nb_element") in wanted:
             parts.append(f'<div class="cell {child.get("nb_element")}">{render(builder, child, page)}</div>')
@@ -280,7 +280,8 @@ FIGCAPTION = re.compile(r"<figcaption>.*?</figcaption>", re.S)
 
 def lecture_slide(builder, page: str, entry: dict, blocks: list[Block], with_input: bool) -> list[str]:
     """One slide of the lecture, as book/lecture.yml writes it: its title, its text for the talk,
-    and what its cell shows: a code cell's output (its code too with ``code: true``), a figure
+    and what its cell shows: a code cell's output (its code too with ``code: true``; its code alone
+    with ``output: false``, where the room guesses what it prints before the next slide), a figure
     without the book's caption (the title and text say what to look at; the alt text stays);
     a markdown cell shows its own content only where the entry writes no text."""
     parts = [f"<h2>{_markup(entry['title'])}</h2>"]
@@ -291,7 +292,8 @@ def lecture_slide(builder, page: str, entry: dict, blocks: list[Block], with_inp
         parts += [f"<p>{_markup(t)}</p>" for t in str(text).split("\n\n")]
     for block in blocks:
         if block.kind == "code":
-            shown = render_code(builder, block, page, with_input=with_input and bool(entry.get("code")))
+            code = with_input and bool(entry.get("code"))
+            shown = render_code(builder, block, page, with_input=code, with_output=entry.get("output", True))
             parts += [FIGCAPTION.sub("", part) for part in shown]
         elif block.kind == "body" and not text:
             parts.append(FIGCAPTION.sub("", render(builder, block.node, page)))
@@ -334,7 +336,24 @@ def write_deck(path: Path, title: str, slides: list[tuple[str, str, str]], lang:
     # moves on to the next deck would see aborted
     icon = (ROOT / "book" / "_assets" / "favicon.svg").read_bytes()
     favicon = "data:image/svg+xml;base64," + base64.b64encode(icon).decode("ascii")
-    path.write_text(template.render(title=title, slides=slides, lang=lang, favicon=favicon), encoding="utf-8")
+    # how far deck.js may shrink a figure drawn for a slide rather than split its slide: the scale down to
+    # which its text stays >= 18 px in a 1280 x 720 window (helpers/style.py)
+    style = slide_style()
+    min_scale = round(style.SLIDE_MIN_SCALE / style.SLIDE_VIEW_SCALE, 4)
+    path.write_text(
+        template.render(title=title, slides=slides, lang=lang, favicon=favicon, figure_min_scale=min_scale),
+        encoding="utf-8",
+    )
+
+
+def slide_style():
+    """helpers/style.py, read without importing helpers (and torch with it)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("book_style", ROOT / "helpers" / "style.py")
+    style = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(style)
+    return style
 
 
 def html_lang(app) -> str:

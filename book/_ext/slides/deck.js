@@ -40,6 +40,19 @@ window.addEventListener("load", async () => {  // MathJax is deferred: wait for 
       }
     }
   };
+  // a figure drawn for a slide (helpers/style.py) keeps its text >= 18 px down to MIN_SCALE of its size:
+  // a slide a little too tall shrinks its figures that far rather than move them to a slide of their own
+  const MIN_SCALE = Number(document.body.dataset.figureMinScale || 1);
+  const shrinkToFit = (section) => {
+    const images = [...section.querySelectorAll("img")].filter((img) => img.naturalWidth);
+    const heights = images.map((img) => img.getBoundingClientRect().height);
+    for (let step = 1; images.length && tooTall(section) && step <= 16; step++) {
+      const scale = 1 - ((1 - MIN_SCALE) * step) / 16;
+      images.forEach((img, i) => { img.style.maxHeight = `${Math.floor(heights[i] * scale)}px`; });
+    }
+    if (tooTall(section)) images.forEach((img) => { img.style.maxHeight = ""; });
+    return !tooTall(section);
+  };
   for (const section of [...slides.children]) {
     let current = section;
     while (true) {
@@ -54,6 +67,10 @@ window.addEventListener("load", async () => {  // MathJax is deferred: wait for 
         for (const img of current.querySelectorAll("img")) {
           while (tooTall(current) && img.height > 240) img.style.maxHeight = `${img.height - 8}px`;
         }
+      }
+      if (tooTall(current) && splittable && shrinkToFit(current)) {
+        current.removeAttribute("style");
+        break;
       }
       if (!tooTall(current) || !splittable) {
         if (!tooTall(current)) grow(current);
