@@ -23,6 +23,7 @@ says how to add one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import time
@@ -56,11 +57,23 @@ REDIRECTS = ("index",)  # the root index.html only forwards to book/index.html
 READS, SCROLLS, INTERACTS, AFTER, LEAVES = 0, 1, 2, 3, 4
 
 
-def tick_label_px() -> float:
-    """The CSS-pixel height of a tick label in a figure shown at its natural size."""
+@functools.cache  # a figure's PNG is fetched once a session, not once a view
+def tick_label_px(url: str | None = None) -> float:
+    """The CSS-pixel height of a figure's smallest text, the figure shown at its natural size: what a
+    figure drawn for a slide records in its PNG (``Min-Font-Pt``, helpers.style.slide_png: the wide
+    versions, 13 pt), else the web style's tick labels (``url`` None, or a PNG without it)."""
+    import io
+    import urllib.request
+
+    from PIL import Image
+
     import helpers.style as style
 
-    return style.TICK_FONT_PT * style.DPI / 72
+    points = float(style.TICK_FONT_PT)
+    if url:
+        with urllib.request.urlopen(url) as response:  # noqa: S310  (the loopback test server)
+            points = float(Image.open(io.BytesIO(response.read())).info.get("Min-Font-Pt", points))
+    return points * style.DPI / 72
 
 
 # --- what is loaded --------------------------------------------------------------------------

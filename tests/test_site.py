@@ -211,7 +211,7 @@ IMAGE_REPORT = r"""() => ({
     broken: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
     figures: [...document.querySelectorAll('.cell_output img, figure img')]
         .filter(i => i.naturalWidth > 200)
-        .map(i => ({src: i.src.split('/').pop().slice(0, 40),
+        .map(i => ({src: i.src.split('/').pop().slice(0, 40), url: i.currentSrc,
                     scale: i.getBoundingClientRect().width / i.naturalWidth})),
 })"""
 FIGURE_CORNERS = """() => [...document.querySelectorAll('.cell_output img')].map(img => {
@@ -287,7 +287,7 @@ def test_images_load_and_figures_stay_legible(page, view):
     findings += [
         f"figure {f['src']} shrunk to {f['scale']:.2f}: tick labels under 9 px"
         for f in report["figures"]
-        if f["scale"] * tick_label_px() < 9
+        if f["scale"] * tick_label_px(f["url"]) < 9
     ]
     return findings
 

@@ -134,7 +134,7 @@ def test_the_footer_names_the_authors(built_site):
 
 FIGURES = """() => [...document.querySelectorAll('picture.wide-figure')].map(p => {
     const img = p.querySelector('img');
-    return {src: img.currentSrc.split('/').pop(), wide: p.dataset.wide.split('/').pop(),
+    return {src: img.currentSrc.split('/').pop(), url: img.currentSrc, wide: p.dataset.wide.split('/').pop(),
             scale: img.getBoundingClientRect().width / img.naturalWidth, natural: img.naturalWidth,
             alt: img.alt, caption: !!p.closest('figure').querySelector('figcaption')};
 })"""
@@ -153,7 +153,7 @@ def wide_figure_problems(page, path: str, width: int) -> list[str]:
     for figure in figures:
         if (figure["src"] == figure["wide"]) != wide_expected:
             problems.append(f"{path} at {width} px: shows {figure['src']} (wide expected: {wide_expected})")
-        if figure["scale"] * tick_label_px() < 9:
+        if figure["scale"] * tick_label_px(figure["url"]) < 9:
             problems.append(f"{path} at {width} px: {figure['src']} shrunk to {figure['scale']:.2f}: ticks under 9 px")
         if not figure["alt"] or not figure["caption"]:
             problems.append(f"{path}: a wide figure lost its alt text or caption")
