@@ -34,20 +34,35 @@ CHROMIUM_FLAGS = [
 #   and again 300 ms after the content changes (MathJax's typesetting changes it) or the window
 #   is resized (book/_assets/site.js announces a change of colour mode as a resize): every such
 #   region that scrolls is focusable;
-# - every finite CSS transition and animation has ended (a change of colour mode fades the
-#   buttons' colours: axe read them half-way and found too little contrast);
+# - every CSS transition has ended (a change of colour mode fades the buttons' colours: axe
+#   read them half-way and found too little contrast);
 # - book/_assets/site.js has marked every shown table box that scrolls sideways.
-SETTLE_PROMISES = """async () => {
-    if (document.readyState !== 'complete') await new Promise(r => window.addEventListener('load', r, {once: true}));
-    await document.fonts.ready;
-    if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
-    await Promise.all(window.bookPending || []);
-    await document.fonts.ready;
-    // colours fade for 150-300 ms when the colour mode changes (the theme's buttons): every
-    // finite CSS transition and animation has ended (one that is cancelled has ended too)
-    await Promise.all(document.getAnimations()
-        .filter(a => Number.isFinite(a.effect.getComputedTiming().endTime))
-        .map(a => a.finished.catch(() => null)));
+SETTLE_PROMISES = """async (timeoutMs) => {
+    let waiting = 'the load event';
+    const settled = (async () => {
+        const loaded = new Promise(r => window.addEventListener('load', r, {once: true}));
+        if (document.readyState !== 'complete') await loaded;
+        waiting = 'the web fonts';
+        await document.fonts.ready;
+        waiting = "MathJax's typesetting";
+        if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+        waiting = "the book's scripts (window.bookPending)";
+        await Promise.all(window.bookPending || []);
+        waiting = 'the web fonts';
+        await document.fonts.ready;
+        // colours fade for 150-300 ms when the colour mode changes (the theme's buttons): every
+        // CSS transition has ended (one that is cancelled has ended too). Not CSS animations:
+        // reveal.js bounces its controls for 100 s (its 'bounce-right'), as a reader sees them
+        waiting = 'CSS transitions';
+        await Promise.all(document.getAnimations()
+            .filter(a => a instanceof CSSTransition)
+            .map(a => a.finished.catch(() => null)));
+    })();
+    // a bound, not a wait: a promise that never settles fails the view, naming what it waited for
+    const bound = new Promise((_, reject) => {
+        setTimeout(() => reject(new Error('still waiting for ' + waiting)), timeoutMs);
+    });
+    await Promise.race([settled, bound]);
 }"""
 # What has not settled yet, as reasons (empty once the page has settled).
 UNSETTLED = """() => {
@@ -85,7 +100,7 @@ SETTLED = f"() => ({UNSETTLED})().length === 0"
 
 def settle(page: Any, timeout_ms: float = 30000) -> None:
     """Return once ``page`` (a Playwright page of the site) has settled; see SETTLED."""
-    page.evaluate(SETTLE_PROMISES)
+    page.evaluate(SETTLE_PROMISES, timeout_ms)
     try:
         page.wait_for_function(SETTLED, timeout=timeout_ms, polling="raf")
     except Exception as error:  # say which condition never held
