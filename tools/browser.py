@@ -34,8 +34,8 @@ CHROMIUM_FLAGS = [
 #   and again 300 ms after the content changes (MathJax's typesetting changes it) or the window
 #   is resized (book/_assets/site.js announces a change of colour mode as a resize): every such
 #   region that scrolls is focusable;
-# - every CSS transition has ended (a change of colour mode fades the buttons' colours: axe
-#   read them half-way and found too little contrast);
+# - every shown CSS transition has ended (a change of colour mode fades the buttons' colours:
+#   axe read them half-way and found too little contrast);
 # - book/_assets/site.js has marked every shown table box that scrolls sideways.
 SETTLE_PROMISES = """async (timeoutMs) => {
     let waiting = 'the load event';
@@ -51,11 +51,12 @@ SETTLE_PROMISES = """async (timeoutMs) => {
         waiting = 'the web fonts';
         await document.fonts.ready;
         // colours fade for 150-300 ms when the colour mode changes (the theme's buttons): every
-        // CSS transition has ended (one that is cancelled has ended too). Not CSS animations:
-        // reveal.js bounces its controls for 100 s (its 'bounce-right'), as a reader sees them
+        // shown CSS transition has ended (one that is cancelled has ended too). Not one in a closed
+        // fold: its content is not rendered, so its transitions never advance (a copy button's, on
+        // chapter 6). Not CSS animations: reveal.js bounces its controls for 100 s ('bounce-right')
         waiting = 'CSS transitions';
         await Promise.all(document.getAnimations()
-            .filter(a => a instanceof CSSTransition)
+            .filter(a => a instanceof CSSTransition && a.effect.target && a.effect.target.checkVisibility())
             .map(a => a.finished.catch(() => null)));
     })();
     // a bound, not a wait: a promise that never settles fails the view, naming what it waited for
