@@ -57,23 +57,30 @@ REDIRECTS = ("index",)  # the root index.html only forwards to book/index.html
 READS, SCROLLS, INTERACTS, AFTER, LEAVES = 0, 1, 2, 3, 4
 
 
-@functools.cache  # a figure's PNG is fetched once a session, not once a view
-def tick_label_px(url: str | None = None) -> float:
-    """The CSS-pixel height of a figure's smallest text, the figure shown at its natural size: what a
-    figure drawn for a slide records in its PNG (``Min-Font-Pt``, helpers.style.slide_png: the wide
-    versions, 13 pt), else the web style's tick labels (``url`` None, or a PNG without it)."""
+@functools.cache  # a figure's PNG is fetched and read once a session, not once per view or slide
+def figure_text(url: str) -> tuple[float | None, float]:
+    """A figure's PNG (``url`` on the test server): the size of its smallest drawn text in points,
+    as a figure drawn for a slide records it (``Min-Font-Pt``, helpers.style.slide_png; None in a
+    figure that is not), and the PNG's DPI (72 where it names none)."""
     import io
     import urllib.request
 
     from PIL import Image
 
+    with urllib.request.urlopen(url) as response:  # noqa: S310  (the loopback test server)
+        info = Image.open(io.BytesIO(response.read())).info
+    points = float(info["Min-Font-Pt"]) if "Min-Font-Pt" in info else None
+    return points, float(info.get("dpi", (72,))[0])
+
+
+def tick_label_px(url: str | None = None) -> float:
+    """The CSS-pixel height of a figure's smallest text, the figure shown at its natural size: what a
+    figure drawn for a slide records in its PNG (:func:`figure_text`: the wide versions, 13 pt), else
+    the web style's tick labels (``url`` None, or a PNG without it)."""
     import helpers.style as style
 
-    points = float(style.TICK_FONT_PT)
-    if url:
-        with urllib.request.urlopen(url) as response:  # noqa: S310  (the loopback test server)
-            points = float(Image.open(io.BytesIO(response.read())).info.get("Min-Font-Pt", points))
-    return points * style.DPI / 72
+    points = figure_text(url)[0] if url else None
+    return (style.TICK_FONT_PT if points is None else points) * style.DPI / 72
 
 
 # --- what is loaded --------------------------------------------------------------------------
@@ -250,6 +257,10 @@ def axe_violations(page: Any, rules: Iterable[str] | None = None) -> list[str]:
     return list(found)
 
 
+# the mode the reader chose and the theme the page shows
+SHOWN_MODE = "[document.documentElement.dataset.mode, document.documentElement.dataset.theme]"
+
+
 def switch_mode(page: Any, mode: str) -> None:
     """Click the colour-mode button as a reader does until the page is in ``mode`` ("light" or
     "dark"), then wait until it has settled. pydata-sphinx-theme 0.16.1's button cycles through
@@ -260,7 +271,7 @@ def switch_mode(page: Any, mode: str) -> None:
         if page.evaluate("document.documentElement.dataset.mode") == mode:
             break
         page.evaluate("document.querySelector('.theme-switch-button').click()")
-    shown = page.evaluate("[document.documentElement.dataset.mode, document.documentElement.dataset.theme]")
+    shown = page.evaluate(SHOWN_MODE)
     if shown != [mode, mode]:
         raise RuntimeError(f"three clicks left the page in mode {shown[0]!r}, theme {shown[1]!r}")
     settle(page)

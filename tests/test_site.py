@@ -28,6 +28,7 @@ from tests.browser import (
     MODES,
     ROOT,
     SCREENSHOTS,
+    SHOWN_MODE,
     SITE_VIEWPORTS,
     View,
     axe_violations,
@@ -404,7 +405,7 @@ def test_a_stored_dark_mode_is_shown_on_load(view, browser, site_url):
     context = new_context(browser, view.viewport, "dark")
     try:
         page = load(context, f"{site_url}/{view.path}")
-        shown = page.evaluate("[document.documentElement.dataset.mode, document.documentElement.dataset.theme]")
+        shown = page.evaluate(SHOWN_MODE)
         assert shown == ["dark", "dark"], f"{view.path}: mode and theme {shown} after a stored dark mode"
         assert not page.problems, page.problems
     finally:

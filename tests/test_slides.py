@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import SCREENSHOTS, decks, page_check
+from tests.browser import SCREENSHOTS, decks, figure_text, page_check
 from tools.notebook_format import ROOT, glued_outputs, read, tags
 
 MAX_LECTURE_SLIDES = 40
@@ -188,22 +188,17 @@ def test_figure_text_is_legible(page, view):
     CSS pixels tall (from the PNG's recorded smallest font, its DPI and its rendered scale; see above);
     a figure not drawn for a slide fails. The sizes it measured, worst first, are written to
     _build/screenshots/figure-text-<deck>.txt."""
-    import io
     import urllib.request
-
-    from PIL import Image
 
     stem = Path(view.path).stem
     problems, measured = [], []
     for figure in page.evaluate(FIGURES):
         name = Path(urllib.request.urlparse(figure["src"]).path).name
         where = f"slide {figure['index'] + 1} ({figure['title']})"
-        with urllib.request.urlopen(figure["src"]) as response:  # noqa: S310  (the loopback test server)
-            info = Image.open(io.BytesIO(response.read())).info
-        if "Min-Font-Pt" not in info:
+        points, dpi = figure_text(figure["src"])
+        if points is None:
             problems.append(f"{where}: {name} is not drawn for a slide (no Min-Font-Pt: helpers.style.slide_png)")
             continue
-        points, dpi = float(info["Min-Font-Pt"]), float(info.get("dpi", (72,))[0])
         px = points * dpi / 72 * figure["rendered"] / figure["natural"]
         measured.append((px, f"{stem}\t{where}\t{name}\t{points:g} pt\t{figure['rendered'] / figure['natural']:.2f}x"))
         if px < MIN_FIGURE_TEXT_PX:

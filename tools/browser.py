@@ -105,7 +105,9 @@ def settle(page: Any, timeout_ms: float = 30000) -> None:
     try:
         page.wait_for_function(SETTLED, timeout=timeout_ms, polling="raf")
     except Exception as error:  # say which condition never held
-        if "Timeout" not in type(error).__name__:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        if not isinstance(error, PlaywrightTimeout):
             raise
         raise TimeoutError(f"not settled after {timeout_ms / 1000:.0f} s: {page.evaluate(UNSETTLED)}") from error
 
