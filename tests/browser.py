@@ -375,9 +375,19 @@ class PageReports:
         # the light checks that leave the page as it was, the dark view, then those that change it
         stays = [c for c in light_checks if c.order < INTERACTS]
         report = run_checks(page, light, stays)
+        rest = [c for c in light_checks if c not in stays]
         if kind == "site":
             self.reports[dark] = self.dark_view(page, dark, dark_checks)
-        self.reports[light] = run_checks(page, light, [c for c in light_checks if c not in stays], report)
+            try:  # as the reader found it, for the light checks that follow
+                switch_mode(page, "light")
+            except Exception as error:  # those checks would read a page in another mode
+                reason = f"the colour-mode button did not switch the page back to light: {error}"
+                report.findings.update({c.name: [reason] for c in rest})
+                report.problems.append(reason)
+                self.reports[light] = report
+                self.pages.pop(viewport).close()  # the next view starts from a fresh page
+                return
+        self.reports[light] = run_checks(page, light, rest, report)
         if any(c.order == LEAVES for c in light_checks):
             # a check that followed a link leaves a page that is still loading another document:
             # the next view starts from a fresh page, so that nothing of that document's loading
@@ -390,9 +400,11 @@ class PageReports:
         except Exception as error:
             reason = f"the colour-mode button did not switch the page to dark: {error}"
             return Report(findings={c.name: [reason] for c in checks}, problems=[reason])
-        report = run_checks(page, view, checks)
-        switch_mode(page, "light")  # as the reader found it, for the light checks that follow
-        return report
+        try:
+            return run_checks(page, view, checks)
+        except Exception as error:  # the view's theme or fingerprint could not be read
+            reason = f"the dark view could not be read: {error}"
+            return Report(findings={c.name: [reason] for c in checks}, problems=[reason])
 
     def close(self) -> None:
         for context in self.contexts.values():
