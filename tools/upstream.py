@@ -1,11 +1,17 @@
 """Loud failures where the book reaches into another project's internals.
 
-Five places depend on code that myst-nb, Sphinx or sphinx-exercise does not promise to keep:
+These places depend on code that myst-nb, Sphinx, sphinx-exercise or sphinx-book-theme does not
+promise to keep:
 
 - ``book/_ext/book_slides.py`` wraps myst-nb's markdown-cell renderer, to mark where each cell starts;
 - ``book/_ext/translated_glue.py`` lends myst-nb's notebook renderer to translated paragraphs;
 - ``book/_ext/site_tweaks.py`` rewrites the section names in Sphinx's label table, and gives
   sphinx-exercise's subtitle nodes the source that the translation needs;
+- ``book/_ext/chapter_numbers.py`` renumbers a companion chapter (7b) in Sphinx's numbering tables;
+- ``book/_ext/zh_edition.py`` translates what myst-nb, sphinx-exercise and sphinx-book-theme put on
+  a page outside the page's messages;
+- ``book/_ext/build_speed.py`` (written, not yet listed in ``_config.yml``) hands Sphinx's numref lookup one unpickled doctree per page, and
+  gives the Chinese search a set where it keeps a list;
 - ``tests/test_device_style_glue.py`` replaces the display function inside ``myst_nb.ext.glue``.
 
 Each calls :func:`require` first, with the release it was checked against and the upstream code
