@@ -316,6 +316,11 @@ class Report:
     fingerprint: str = ""
     theme: str = ""  # the theme the page shows (<html data-theme>)
 
+    @classmethod
+    def failed(cls, checks: Iterable[PageCheck], reason: str) -> Report:
+        """The report of a view that could not be checked: ``reason`` is every check's finding."""
+        return cls(findings={c.name: [reason] for c in checks}, problems=[reason])
+
 
 def run_checks(page: Any, view: View, checks: Iterable[PageCheck], report: Report | None = None) -> Report:
     """Run ``checks`` on the loaded ``page`` in their order, into ``report`` (a new one, which
@@ -369,7 +374,7 @@ class PageReports:
         except Exception as error:  # every check of both views fails with the reason, once
             reason = f"the page did not load and settle: {error}"
             for view, checks in ((light, light_checks), (dark, dark_checks)):
-                self.reports[view] = Report(findings={c.name: [reason] for c in checks}, problems=[reason])
+                self.reports[view] = Report.failed(checks, reason)
             self.pages.pop(viewport).close()  # the next view starts from a fresh page
             return
         # the light checks that leave the page as it was, the dark view, then those that change it
@@ -399,12 +404,12 @@ class PageReports:
             switch_mode(page, "dark")
         except Exception as error:
             reason = f"the colour-mode button did not switch the page to dark: {error}"
-            return Report(findings={c.name: [reason] for c in checks}, problems=[reason])
+            return Report.failed(checks, reason)
         try:
             return run_checks(page, view, checks)
         except Exception as error:  # the view's theme or fingerprint could not be read
             reason = f"the dark view could not be read: {error}"
-            return Report(findings={c.name: [reason] for c in checks}, problems=[reason])
+            return Report.failed(checks, reason)
 
     def close(self) -> None:
         for context in self.contexts.values():
