@@ -42,18 +42,28 @@ def test_the_numref_lookup_unpickles_each_target_page_once():
             calls.append(docname)
             return object()
 
-    env = module._TargetPages(Env())
+    class App:
+        env = Env()
+
+    env = module._TargetPages(App.env)
     first, second = env.get_doctree("page"), env.get_doctree("page")
     assert first is second and calls == ["page"]  # fails if each reference unpickles the page again
     assert env.toc_fignumbers == Env.toc_fignumbers  # everything else is the environment's own
-    module._forget_target_pages()
+    assert module._TargetPages(Env()).get_doctree("page") is not first  # fails if environments share trees
+    module._forget_target_pages(App)
     env.get_doctree("page")
-    assert calls == ["page", "page"]  # fails if a new write phase kept the last one's trees
+    assert calls == ["page", "page", "page"]  # fails if a new write phase kept the last one's trees
 
 
-def test_a_small_project_numbers_its_references_as_without_the_patch(tmp_path: Path):
+def test_a_small_project_numbers_its_references_as_without_the_patch(tmp_path: Path, monkeypatch):
     """The same figure and section numbers with and without build_speed, in a tiny Sphinx project."""
     from sphinx.application import Sphinx
+    from sphinx.domains.std import StandardDomain
+    from sphinx.search.zh import SearchChinese
+
+    # the patch is process-wide: undone after this test, so no other test builds with it unasked
+    monkeypatch.setattr(StandardDomain, "_resolve_numref_xref", StandardDomain._resolve_numref_xref)
+    monkeypatch.setattr(SearchChinese, "latin_terms", SearchChinese.latin_terms)
 
     source = tmp_path / "src"
     source.mkdir()
