@@ -10,7 +10,7 @@ promise to keep:
 - ``book/_ext/chapter_numbers.py`` renumbers a companion chapter (7b) in Sphinx's numbering tables;
 - ``book/_ext/zh_edition.py`` translates what myst-nb, sphinx-exercise and sphinx-book-theme put on
   a page outside the page's messages;
-- ``book/_ext/build_speed.py`` (not yet listed in ``_config.yml``) hands Sphinx's numref lookup
+- ``book/_ext/build_speed.py`` hands Sphinx's numref lookup
   one unpickled doctree per page, and gives the Chinese search a set where it keeps a list;
 - ``tests/test_device_style_glue.py`` replaces the display function inside ``myst_nb.ext.glue``.
 

@@ -1,7 +1,8 @@
 """Two costs of Sphinx 7.4.7 that grow with the book, removed without changing what Sphinx writes.
 
-**Not yet listed in ``_config.yml``**: it goes in once a build of both editions with it has been
-compared byte for byte with one without it.
+Listed in ``_config.yml`` after a build of both editions with it was compared byte for byte with one
+without it (2026-12-02, main 66c4d21): every file the same but the lecture PDFs' creation dates. The
+Chinese edition's build took 97 s with it against 218 s without (107 against 226 CPU s, two idle cores).
 
 - **A numbered reference unpickles its target's page.** ``:numref:`` (every "Figure 3.2",
   "Exercise 6.1", "§7b.3" in the prose) looks its target node up in the target page's doctree, and
