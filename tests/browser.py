@@ -23,11 +23,13 @@ says how to add one.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import re
 import time
 import traceback
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,6 +236,11 @@ def load(context: Any, url: str, kind: str = "site", page: Any = None) -> Any:
         while page.inflight and time.monotonic() < deadline:
             page.wait_for_timeout(20)  # lets Playwright deliver the requests' last events
     page.problems = []
+    # The pointer waits outside the page: a check that moved it (the header check scrolls with the
+    # wheel over the article) would otherwise leave it where the next page may have a control, and
+    # a hover there shows a Bootstrap tooltip (a <div role=tooltip>, aria-describedby on the control)
+    # at a moment no check chooses; a tooltip changes the page's DOM fingerprint.
+    page.mouse.move(-1, -1)
     page.goto(url, wait_until="load")
     if kind == "deck":  # slides/deck.js lays the slides out, then starts reveal.js
         page.wait_for_function("window.Reveal && Reveal.isReady && Reveal.isReady()", timeout=60000)
@@ -314,7 +321,14 @@ class Report:
     findings: dict[str, list[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # failed requests, HTTP errors, console errors
     fingerprint: str = ""
+    fingerprint_text: bytes = b""  # the FINGERPRINT lines, compressed: to show what differs
     theme: str = ""  # the theme the page shows (<html data-theme>)
+
+    def fingerprint_diff(self, other: Report, lines: int = 40) -> str:
+        """The first ``lines`` lines of a unified diff of this view's fingerprint against ``other``'s."""
+        mine, theirs = (zlib.decompress(r.fingerprint_text).decode().splitlines() for r in (self, other))
+        diff = difflib.unified_diff(mine, theirs, "this view", "the other view", n=1, lineterm="")
+        return "\n".join(line[:300] for _, line in zip(range(lines), diff, strict=False))
 
     @classmethod
     def failed(cls, checks: Iterable[PageCheck], reason: str) -> Report:
@@ -328,7 +342,8 @@ def run_checks(page: Any, view: View, checks: Iterable[PageCheck], report: Repor
     if report is None:
         report = Report()
         report.theme = page.evaluate("document.documentElement.dataset.theme || ''")
-        report.fingerprint = hashlib.sha256(page.evaluate(FINGERPRINT).encode()).hexdigest()
+        text = page.evaluate(FINGERPRINT).encode()
+        report.fingerprint, report.fingerprint_text = hashlib.sha256(text).hexdigest(), zlib.compress(text, 1)
     checks = sorted(checks, key=lambda c: c.order)
     for check in checks:
         if check.order == LEAVES and not report.problems:

@@ -392,7 +392,9 @@ def test_dark_mode_changes_no_element(view, page_reports):
     dark = page_reports.get(view)
     light = page_reports.get(View(view.path, view.viewport, "light"))
     assert dark.theme == "dark" and light.theme == "light", (light.theme, dark.theme)
-    assert dark.fingerprint == light.fingerprint, f"{view.path}: the dark page differs from the light one"
+    assert dark.fingerprint == light.fingerprint, (
+        f"{view.path}: the dark page differs from the light one (- light, + dark):\n" + light.fingerprint_diff(dark)
+    )
 
 
 @pytest.mark.parametrize(
