@@ -121,7 +121,7 @@ class ChineseFigures(SphinxTransform):
             chinese = next((c for c in copies if c.is_file()), None)
             if chinese is not None and len(images) == 1 and not GENERATED_FIGURE.match(images[0].get("uri", "")):
                 images[0]["uri"] = f"/book/_generated/{chinese.name}"  # from the source folder
-                images[0].pop("candidates", None)
+                images[0].attributes.pop("candidates", None)
                 self.env.note_dependency(str(chinese))
 
 
