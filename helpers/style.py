@@ -14,8 +14,10 @@ Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # helpers imports matplotlib only where it draws
@@ -31,10 +33,17 @@ __all__ = [
     "SLIDE_FONT_PT",
     "SLIDE_PANEL_FIGSIZE",
     "TICK_FONT_PT",
+    "english_words",
+    "figure_data_sha256",
+    "figure_png_with_hash",
+    "figure_texts",
+    "glue_chinese",
     "plot_band",
     "slide_png",
     "slide_style",
     "smallest_text_pt",
+    "translate_figure",
+    "translate_text",
     "use_book_style",
 ]
 
@@ -138,9 +147,14 @@ CJK_FONT = "Noto Sans CJK SC"  # Debian's fonts-noto-cjk, installed wherever the
 
 
 def figure_data_sha256(figure: Any) -> str:
-    """A hash of the numbers a figure draws: every line's points and every band's outline, in order.
+    """A hash of the numbers a figure draws, in order: every line's points, every collection's paths
+    and offsets (a band's outline, a scatter's points), every patch an axes holds (bars, histograms,
+    filled areas: their outlines in data coordinates) and every image's array.
 
-    Two drawings with the same hash plot the same arrays, whatever their words.
+    Two drawings with the same hash plot the same arrays, whatever their words (compare drawn figures:
+    tick marks, which are lines too, are placed when a figure is drawn). Legend handles are
+    lines and collections too, drawn at fixed places in the legend box, so they hash alike in both
+    languages; the legend's frame and the axes' background patch are not data and are left out.
     """
     import hashlib
 
@@ -149,48 +163,166 @@ def figure_data_sha256(figure: Any) -> str:
     from matplotlib.lines import Line2D
 
     digest = hashlib.sha256()
+
+    def update(array: Any) -> None:
+        digest.update(np.ascontiguousarray(np.asarray(array, dtype=float)).tobytes())
+
     for artist in figure.findobj(lambda a: isinstance(a, Line2D | Collection)):
         if isinstance(artist, Line2D):
-            parts = [np.asarray(artist.get_xydata(), dtype=float)]
-        else:
-            parts = [np.asarray(path.vertices, dtype=float) for path in artist.get_paths()]
-        for part in parts:
-            digest.update(np.ascontiguousarray(part).tobytes())
+            update(artist.get_xydata())
+            continue
+        for path in artist.get_paths():
+            update(path.vertices)
+        offsets = np.asarray(artist.get_offsets(), dtype=float)
+        if offsets.size and np.any(offsets):  # a scatter's points (a band's collection has none: one zero offset)
+            update(offsets)
+    for axes in figure.axes:
+        for patch in axes.patches:  # bars, histograms, spans: what the drawing added, in data coordinates
+            update(patch.get_patch_transform().transform(patch.get_path().vertices))
+        for image in axes.images:
+            update(image.get_array())
+            update(image.get_extent())
     return digest.hexdigest()
 
 
-def translate_figure(figure: Any, table: dict[str, str]) -> Any:
-    """Put every text of ``figure`` (titles, axis labels, legend entries) into Chinese, in place.
+def translate_text(words: str, table: dict[str, str]) -> str:
+    """One figure text in Chinese: found whole in ``table``, or each entry found inside it replaced,
+    longest first (``"no scale ($c = 1$), same lr (0.25)"``)."""
+    new = table.get(words)
+    if new is not None:
+        return new
+    for piece in sorted(table, key=len, reverse=True):
+        new = (new if new is not None else words).replace(piece, table[piece])
+    return words if new is None else new
 
-    A text found whole in ``table`` is replaced; otherwise each entry found inside it is, longest
-    first (``"no scale ($c = 1$), same lr (0.25)"``). Changed texts get the CJK font (math keeps its own).
-    """
+
+def translate_figure(figure: Any, table: dict[str, str]) -> Any:
+    """Put every text of ``figure`` (titles, axis labels, legend entries) into Chinese, in place
+    (:func:`translate_text`). Changed texts get the CJK font (math keeps its own)."""
     from matplotlib.text import Text
 
-    pieces = sorted(table, key=len, reverse=True)
     for text in figure.findobj(Text):
         words = text.get_text()
-        new = table.get(words)
-        if new is None:
-            new = words
-            for piece in pieces:
-                new = new.replace(piece, table[piece])
+        new = translate_text(words, table)
         if new != words:
             text.set_text(new)
             text.set_fontfamily([CJK_FONT, "DejaVu Sans"])
     return figure
 
 
-def figure_png_with_hash(figure: Any) -> Any:
+_MATH = re.compile(r"\$[^$]*\$")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def english_words(text: str) -> list[str]:
+    """The English words (two letters or more) of a figure text outside its math (``$d_k$``)."""
+    return _WORD.findall(_MATH.sub(" ", text))
+
+
+def figure_texts(figure: Any) -> list[str]:
+    """The texts of ``figure`` that have words to translate (titles, axis labels, legend entries,
+    annotations; not tick labels of numbers or math), each once, in drawing order. The figure is drawn
+    first: tick labels exist only then. ``tools.locale`` extracts them into ``figures.po``."""
+    from matplotlib.text import Text
+
+    figure.canvas.draw()
+    texts: list[str] = []
+    for text in figure.findobj(Text):
+        words = text.get_text()
+        if text.get_visible() and english_words(words) and words not in texts:
+            texts.append(words)
+    return texts
+
+
+FIGURE_CATALOG = Path(__file__).resolve().parents[1] / "locales" / "zh_CN" / "LC_MESSAGES" / "figures.po"
+SOURCE_TEXTS_KEY = "Source-Texts"  # PNG metadata of a Chinese copy: its English texts (JSON), for tools.locale
+
+
+def figure_words(catalog: Path = FIGURE_CATALOG) -> dict[str, str]:
+    """msgid -> msgstr of every translated, non-fuzzy message of the figures' catalog."""
+    from babel.messages.pofile import read_po
+
+    with catalog.open("rb") as po:
+        messages = [m for m in read_po(po) if m.id and m.string and not m.fuzzy and not m.pluralizable]
+    return {str(m.id): str(m.string) for m in messages}
+
+
+def glue_chinese(
+    name: str,
+    draw: Callable[..., Any],
+    *,
+    wide: bool | Callable[[], Any] = False,
+    catalog: Path | None = None,
+) -> None:
+    """Glue the Chinese edition's copy of figure ``name`` (``fig_two_logits``).
+
+    ``<name>_zh`` is drawn by ``draw()``; with ``wide=True`` also ``<name>_zh_wide``, by
+    ``draw(wide=True)`` inside :func:`slide_style`, as the ``<name>_wide`` glue is (``wide`` may
+    instead be the wide drawing function itself: ``wide=draw`` for a one-panel figure).
+
+    Each layout is drawn twice by the same call: once left in English, once put into Chinese through
+    ``figures.po`` (:func:`translate_figure`). Both are rendered as the English figure is glued
+    (:func:`figure_png_with_hash`, :func:`slide_png`) and must carry the same data hash
+    (:func:`figure_data_sha256`), else ``ValueError`` names the figure. Each Chinese PNG carries
+    that hash (``Data-SHA256``) and the English texts it translated (``Source-Texts``, JSON), from
+    which ``tools.locale`` writes the catalog's messages. A cell that calls it shows nothing;
+    book/_ext/zh_edition.py shows the copies on the Chinese pages. Outside the book's repository (a
+    learner's copy has no catalog) it glues nothing.
+
+        helpers.style.glue_chinese("fig_whole_chain", whole_chain, wide=True)
+    """
+    import json
+
+    from helpers.book import glue
+
+    if not isinstance(name, str) or not re.fullmatch(r"fig_\w+", name):
+        raise ValueError(f"name must be a figure glue name like 'fig_two_logits', got {name!r}")
+    if not callable(draw):
+        raise TypeError(f"draw must be a drawing function, got {type(draw).__name__}")
+    if not isinstance(wide, bool) and not callable(wide):
+        raise TypeError(f"wide must be a bool or a drawing function, got {type(wide).__name__}")
+    path = FIGURE_CATALOG if catalog is None else Path(catalog)
+    if not path.is_file():
+        return
+    words = figure_words(path)
+    layouts: list[tuple[str, Callable[[], Any], bool]] = [("_zh", draw, False)]
+    if wide is True:
+        layouts.append(("_zh_wide", lambda: draw(wide=True), True))
+    elif wide is not False:
+        layouts.append(("_zh_wide", wide, True))
+    for suffix, drawing, for_slide in layouts:
+        with slide_style() if for_slide else nullcontext():
+            english, chinese = drawing(), drawing()
+            extra = {SOURCE_TEXTS_KEY: json.dumps(figure_texts(english), ensure_ascii=False)}
+            render = slide_png if for_slide else figure_png_with_hash  # as the English figure is glued
+            english_hash = _stamp(render(english))
+            png = render(translate_figure(chinese, words), extra)
+        if _stamp(png) != english_hash:
+            raise ValueError(f"{name}{suffix}: the Chinese copy draws other data than the English figure")
+        glue(f"{name}{suffix}", png)
+
+
+def _stamp(png: Any) -> str:
+    """The ``Data-SHA256`` a PNG (an ``IPython.display.Image``) carries."""
+    import io
+
+    from PIL import Image
+
+    return str(Image.open(io.BytesIO(png.data)).info["Data-SHA256"])
+
+
+def figure_png_with_hash(figure: Any, metadata: dict[str, str] | None = None) -> Any:
     """A figure as a PNG (as ``helpers.figure_png`` draws it) whose metadata carries the hash of its
-    data (``Data-SHA256``, :func:`figure_data_sha256`); the figure is closed."""
+    data (``Data-SHA256``, :func:`figure_data_sha256`) and ``metadata``'s entries; the figure is closed."""
     import io
 
     import matplotlib.pyplot as plt
     from IPython.display import Image
 
+    figure.canvas.draw()  # places the tick marks, which the hash includes, as slide_png does
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", bbox_inches="tight", metadata={"Data-SHA256": figure_data_sha256(figure)})
+    stamp = {"Data-SHA256": figure_data_sha256(figure), **(metadata or {})}
+    figure.savefig(buffer, format="png", bbox_inches="tight", metadata=stamp)
     plt.close(figure)
     return Image(data=buffer.getvalue())  # type: ignore[no-untyped-call]  # IPython is unannotated
 
@@ -272,13 +404,14 @@ def _drawn(text: Any) -> bool:
     )
 
 
-def slide_png(figure: Any) -> Any:
+def slide_png(figure: Any, metadata: dict[str, str] | None = None) -> Any:
     """A figure drawn for a slide, as a tight PNG at the book's DPI; the figure is closed.
 
     Text a drawing sizes by hand below SLIDE_FONT_PT (a web layout's 9-pt legend) is raised to it
     before the layout is computed, so nothing on a slide is smaller. The PNG's metadata carries
     the smallest text size it draws (``Min-Font-Pt``, which tests/test_slides.py turns into CSS px on
-    each slide) and the hash of its data (``Data-SHA256``, as :func:`figure_png_with_hash`).
+    each slide), the hash of its data (``Data-SHA256``, as :func:`figure_png_with_hash`) and
+    ``metadata``'s entries.
     """
     import io
 
@@ -295,8 +428,12 @@ def slide_png(figure: Any) -> Any:
     for text in figure.findobj(Text):
         if text.get_fontsize() < SLIDE_FONT_PT:
             text.set_fontsize(SLIDE_FONT_PT)
-    metadata = {"Min-Font-Pt": f"{smallest_text_pt(figure):g}", "Data-SHA256": figure_data_sha256(figure)}
+    stamp = {
+        "Min-Font-Pt": f"{smallest_text_pt(figure):g}",
+        "Data-SHA256": figure_data_sha256(figure),
+        **(metadata or {}),
+    }
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", metadata=metadata)
+    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", metadata=stamp)
     plt.close(figure)
     return Image(data=buffer.getvalue())  # type: ignore[no-untyped-call]  # IPython is unannotated

@@ -115,8 +115,11 @@ def wide_layouts(notebook) -> set[str]:
 
 @pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
 def test_every_glued_value_is_used(path: Path):
-    used = references() | wide_layouts(read(path))
-    # a figure's Chinese copy is shown wherever the Chinese edition shows the figure (book/_ext/zh_edition.py)
-    used |= {f"{name}_zh{layout}" for name in used for layout in ("", "_wide")}
+    wide = wide_layouts(read(path))
+    used = references() | wide
+    # a figure's Chinese copy is shown wherever the Chinese edition shows the figure (book/_ext/zh_edition.py):
+    # in its place on the chapter's page too (a named figure, fig-two-logits: fig_two_logits_zh, _zh_wide)
+    figures = used | {name.removesuffix("_wide") for name in wide}
+    used |= {f"{name}_zh{layout}" for name in figures for layout in ("", "_wide")}
     unused = sorted({g.name for g in glued_outputs(read(path))} - used)
     assert not unused, f"{path.name} glues values that no page, caption or ledger entry shows: {unused}"

@@ -4,7 +4,6 @@ Chinese notebooks that differ from the English ones in their prose only."""
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
@@ -387,43 +386,6 @@ def test_both_editions_print_the_same_numbers_in_their_tables(built_site):
             assert not same_cells(english, chinese, table), (path.stem, same_cells(english, chinese, table)[:5])
             compared += 1
     assert compared >= 30
-
-
-def glued_pngs(path: Path) -> dict[str, bytes]:
-    """name -> PNG bytes of every figure one notebook glues (its committed outputs)."""
-    import base64
-
-    from tools.notebook_format import GLUE_PREFIX
-
-    found = {}
-    for cell in read(path).cells:
-        for output in cell.get("outputs", []):
-            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
-            png = output.get("data", {}).get(GLUE_PREFIX + "image/png")
-            if name and png:
-                found[name] = base64.b64decode(png if isinstance(png, str) else "".join(png))
-    return found
-
-
-def test_chinese_figures_come_from_the_english_figures_arrays():
-    """A figure's Chinese copy (``<name>_zh``, ``<name>_zh_wide``) is glued beside the English one and
-    carries the hash of the arrays it draws (PNG metadata ``Data-SHA256``); the cell that draws it
-    asserts that the English drawing hashes the same (helpers.style.figure_data_sha256). At least
-    the landing page's whole-chain figure has one (issue 30, item 11)."""
-    from PIL import Image as PILImage
-
-    copies = 0
-    for path in chapter_notebooks():
-        figures = glued_pngs(path)
-        for name, png in figures.items():
-            if not (name.endswith("_zh") or name.endswith("_zh_wide")):
-                continue
-            english = name.replace("_zh", "", 1)
-            assert english in figures, f"{path.stem}: {name} has no English figure {english}"
-            stamp = PILImage.open(io.BytesIO(png)).info.get("Data-SHA256", "")
-            assert re.fullmatch(r"[0-9a-f]{64}", stamp), f"{path.stem}: {name} carries no data hash"
-            copies += 1
-    assert copies >= 2  # the whole-chain figure, stacked and wide
 
 
 def test_the_chinese_landing_page_shows_the_chinese_figure(built_site):

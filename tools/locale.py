@@ -53,6 +53,8 @@ ZH_AUTHOR = "sqrt-dk-book 的贡献者"  # the footer's author line (_config.yml
 # Chinese build, chinese_notebook() the toggles in the Chinese notebooks): the folded cells' toggles,
 # and the captions, headers and text cells of the tables that code cells print.
 CELLS = CATALOGS / "cells.po"
+# The figures' words (helpers.style.glue_chinese reads them when a chapter glues a figure's Chinese copy).
+FIGURES = CATALOGS / "figures.po"
 # myst-nb's own toggles (nb_code_prompt_show/hide, "{type}" filled in by myst_nb/sphinx_.py#L508-L572).
 CODE_PROMPTS = [
     f"{verb} code cell {kind}" for kind in ("source", "content", "output", "outputs") for verb in ("Show", "Hide")
@@ -150,6 +152,7 @@ def update_catalogs() -> None:
         drop_format_flags(po)
     keep_theme_overrides(CATALOGS / "sphinx.po")
     update_cell_catalog()
+    update_figure_catalog()
 
 
 def keep_theme_overrides(po: Path) -> None:
@@ -246,6 +249,68 @@ def translate_table(output_html: str, table: dict[str, str]) -> str:
     for pattern in (TABLE_CAPTION, TABLE_HEADER, TABLE_LABEL):
         output_html = pattern.sub(swap, output_html)
     return TABLE_CELL.sub(swap_cell, output_html)
+
+
+def figure_sources() -> dict[str, list[str] | None]:
+    """``<notebook>::<name>`` -> the English texts of each Chinese figure copy a chapter glues
+    (``<name>_zh``, ``<name>_zh_wide``: helpers.style.glue_chinese stamps them in the PNG, ``Source-Texts``);
+    None for a copy glued before it stamped them (chapter 6's whole-chain figure, until it runs again)."""
+    import base64
+    import io
+    import json
+
+    from PIL import Image
+
+    from helpers.style import SOURCE_TEXTS_KEY
+    from tools.notebook_format import GLUE_PREFIX
+
+    found: dict[str, list[str] | None] = {}
+    for path in chapter_notebooks():
+        for cell in read(path).cells:
+            for output in cell.get("outputs", []):
+                name = output.get("metadata", {}).get("scrapbook", {}).get("name", "")
+                png = output.get("data", {}).get(GLUE_PREFIX + "image/png")
+                if png and re.fullmatch(r"fig_\w+_zh(_wide)?", name):
+                    data = base64.b64decode(png if isinstance(png, str) else "".join(png))
+                    texts = Image.open(io.BytesIO(data)).info.get(SOURCE_TEXTS_KEY)
+                    found[f"{path.stem}::{name}"] = json.loads(texts) if texts is not None else None
+    return found
+
+
+def figure_messages(sources: dict[str, list[str] | None], current: dict[str, str]) -> list[str]:
+    """The messages of ``figures.po``: every figure text, in order of appearance, except a text that
+    the catalog's pieces already put wholly into Chinese (a legend entry is a scale's label from
+    helpers.SCALE_LABELS plus ``", same lr"``: one translation each, whatever the numbers between);
+    then every piece still in use (found inside a figure text). A text is in Chinese when it keeps no
+    English word that no translation keeps (``logit``, ``SGD``; math does not count). While a copy
+    stamps no texts (None), every message of the catalog stays: which of them it uses is unknown."""
+    from helpers.style import english_words, translate_text
+
+    kept = {word for string in current.values() for word in english_words(string)}
+    texts = list(dict.fromkeys(text for texts in sources.values() for text in texts or []))
+
+    def needs_own(text: str) -> bool:
+        others = {key: value for key, value in current.items() if key != text and value}
+        return bool(set(english_words(translate_text(text, others))) - kept)
+
+    wanted = [text for text in texts if needs_own(text)]
+    unknown = any(found is None for found in sources.values())
+    return wanted + [m for m in current if m not in wanted and (unknown or any(m and m in text for text in texts))]
+
+
+def update_figure_catalog() -> None:
+    """figures.po from the figures' own words (:func:`figure_messages`), merged like the other catalogs:
+    a new text is untranslated, a text no figure draws any more becomes obsolete."""
+    current = load_po(str(FIGURES)) if FIGURES.is_file() else Catalog(locale=LANGUAGE)
+    table = {m.id: m.string for m in current if m.id and not m.fuzzy}
+    template = Catalog(locale=LANGUAGE)
+    for message in figure_messages(figure_sources(), table):
+        template.add(message)
+    if [m.id for m in current if m.id] == [m.id for m in template if m.id] and not current.obsolete:
+        return
+    current.update(template, update_header_comment=False)
+    dump_po(str(FIGURES), current, width=0, ignore_obsolete=False)
+    drop_format_flags(FIGURES)
 
 
 def update_cell_catalog() -> None:

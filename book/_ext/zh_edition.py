@@ -14,8 +14,9 @@ findings F9, F10, F14):
   taken when its directive runs, before Sphinx translates the page, and titles the solution
   from that copy: the solution said 「解答 练习 3.1 (The two-logit Jacobian)」. Once the page is
   translated, the copy is taken again.
-- **Figures** (F12). The landing page's whole-chain figure, glued by chapter 6 a second time with
-  Chinese words from the same arrays (``<name>_zh``, its data hash in the PNG), replaces the English one.
+- **Figures** (F12). A figure that a chapter glues a second time with Chinese words from the same
+  arrays (``<name>_zh``, its data hash in the PNG: helpers.style.glue_chinese) replaces the English
+  one, on the landing page (chapter 6's whole-chain figure) and on the chapter's own page.
 - **The themes' own strings** (F14). sphinx-book-theme translates its buttons from its own
   catalog (``booktheme``), whose zh_CN entries are Taiwanese usage (「列印成 PDF」) and
   incomplete; ``locales/zh_CN/LC_MESSAGES/booktheme.po`` goes in front of it. (pydata-sphinx-theme's
@@ -111,6 +112,17 @@ class ChineseFigures(SphinxTransform):
             if chinese is not None and chinese.is_file():
                 image["uri"] = f"{match['folder']}{match['name']}_zh.png"
                 self.env.note_dependency(str(chinese))  # a new Chinese copy re-reads the page
+        # A chapter's own figure (a cell's output, named ``fig-two-logits`` in its metadata) shows its
+        # Chinese copy, ``fig_two_logits_zh`` (helpers.style.glue_chinese), where the notebook glues one.
+        for figure in self.document.findall(nodes.figure):
+            images = list(figure.findall(nodes.image))
+            names = [n.replace("-", "_") for n in figure.get("names", []) + figure.get("ids", [])]
+            copies = [ROOT / "book" / "_generated" / f"{n}_zh.png" for n in names if n.startswith("fig_")]
+            chinese = next((c for c in copies if c.is_file()), None)
+            if chinese is not None and len(images) == 1 and not GENERATED_FIGURE.match(images[0].get("uri", "")):
+                images[0]["uri"] = f"/book/_generated/{chinese.name}"  # from the source folder
+                images[0].attributes.pop("candidates", None)
+                self.env.note_dependency(str(chinese))
 
 
 class TranslatedExerciseCopies(SphinxTransform):
