@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import difflib
 import functools
-import hashlib
 import re
 import time
 import traceback
-import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,6 +215,15 @@ def new_page(context: Any) -> Any:
     return page
 
 
+def park_pointer(page: Any) -> None:
+    """Move the pointer off the page. A pointer left over a header control (the sidebar toggle,
+    full screen, the colour mode) makes Bootstrap show a tooltip (a ``<div role=tooltip>``, and
+    ``aria-describedby`` on the control) at a moment no check chooses, and a tooltip changes the
+    page's DOM fingerprint. Every page is loaded, and every check of :func:`run_checks` ends,
+    with the pointer here."""
+    page.mouse.move(-1, -1)
+
+
 def load(context: Any, url: str, kind: str = "site", page: Any = None) -> Any:
     """Open ``url`` (in ``page``, a :func:`new_page` of ``context``, or a new one), recording its
     problems in ``page.problems``, and wait until it has settled.
@@ -236,11 +243,7 @@ def load(context: Any, url: str, kind: str = "site", page: Any = None) -> Any:
         while page.inflight and time.monotonic() < deadline:
             page.wait_for_timeout(20)  # lets Playwright deliver the requests' last events
     page.problems = []
-    # The pointer waits outside the page: a check that moved it (the header check scrolls with the
-    # wheel over the article) would otherwise leave it where the next page may have a control, and
-    # a hover there shows a Bootstrap tooltip (a <div role=tooltip>, aria-describedby on the control)
-    # at a moment no check chooses; a tooltip changes the page's DOM fingerprint.
-    page.mouse.move(-1, -1)
+    park_pointer(page)
     page.goto(url, wait_until="load")
     if kind == "deck":  # slides/deck.js lays the slides out, then starts reveal.js
         page.wait_for_function("window.Reveal && Reveal.isReady && Reveal.isReady()", timeout=60000)
@@ -320,13 +323,12 @@ class Report:
 
     findings: dict[str, list[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # failed requests, HTTP errors, console errors
-    fingerprint: str = ""
-    fingerprint_text: bytes = b""  # the FINGERPRINT lines, compressed: to show what differs
+    fingerprint: str = ""  # the FINGERPRINT lines: equal views have equal texts
     theme: str = ""  # the theme the page shows (<html data-theme>)
 
     def fingerprint_diff(self, other: Report, lines: int = 40) -> str:
         """The first ``lines`` lines of a unified diff of this view's fingerprint against ``other``'s."""
-        mine, theirs = (zlib.decompress(r.fingerprint_text).decode().splitlines() for r in (self, other))
+        mine, theirs = self.fingerprint.splitlines(), other.fingerprint.splitlines()
         diff = difflib.unified_diff(mine, theirs, "this view", "the other view", n=1, lineterm="")
         return "\n".join(line[:300] for _, line in zip(range(lines), diff, strict=False))
 
@@ -342,8 +344,7 @@ def run_checks(page: Any, view: View, checks: Iterable[PageCheck], report: Repor
     if report is None:
         report = Report()
         report.theme = page.evaluate("document.documentElement.dataset.theme || ''")
-        text = page.evaluate(FINGERPRINT).encode()
-        report.fingerprint, report.fingerprint_text = hashlib.sha256(text).hexdigest(), zlib.compress(text, 1)
+        report.fingerprint = page.evaluate(FINGERPRINT)
     checks = sorted(checks, key=lambda c: c.order)
     for check in checks:
         if check.order == LEAVES and not report.problems:
@@ -352,6 +353,10 @@ def run_checks(page: Any, view: View, checks: Iterable[PageCheck], report: Repor
             report.findings[check.name] = [str(f) for f in check.run(page, view)]
         except Exception:  # one check's error is that check's finding, not every check's
             report.findings[check.name] = [f"the check raised:\n{traceback.format_exc(limit=4)}"]
+        try:  # wherever the check left the pointer (the header check scrolls with the wheel)
+            park_pointer(page)
+        except Exception as error:  # recorded as this check's finding: the page may be gone
+            report.findings[check.name].append(f"the pointer could not be parked after the check: {error}")
     if not any(c.order == LEAVES for c in checks):
         report.problems = list(page.problems)
     return report

@@ -88,8 +88,7 @@ def header_problems(page, path: str, width: int) -> list[str]:
     scrolled = page.evaluate(HEADER_REPORT)
     problems += [f"{path} (scrolled): outside the header: {o}" for o in scrolled["outside"]]
     page.mouse.wheel(0, -3000)  # back to the top, as the checks after this one expect
-    scrolled_until(page, "scrollY === 0")
-    page.mouse.move(-1, -1)  # and the pointer off the page, where no hover can show a tooltip
+    scrolled_until(page, "scrollY === 0")  # run_checks then parks the pointer off the page
     if SHOTS and path == HEADER_PAGES[1] and width in (1280, 390):
         page.screenshot(
             path=str(SHOTS / f"site-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 140}
