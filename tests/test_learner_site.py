@@ -53,7 +53,7 @@ NUMBER = r"(\d+[a-z]?(?:\.\d+)*)"  # 3.2.1, or 7b.2 in a companion chapter (book
 
 def site_numbers(html: str) -> list[str]:
     found = re.findall(r'<h\d[^>]*><span class="section-number">(\d+[a-z]?(?:\.\d+)*)\.? </span>', html)
-    found += [f"caption {n}" for n in re.findall(rf'<span class="caption-number">\S+ {NUMBER} </span>', html)]
+    found += [f"caption {n}" for n in re.findall(rf'<span class="caption-number">\S+ {NUMBER} ?</span>', html)]
     found += [f"equation {n}" for n in re.findall(rf'<span class="eqno">\({NUMBER}\)', html)]
     return sorted(found)
 

@@ -184,6 +184,7 @@ QUOTED = re.compile(r"“[^“”]*”")
 TERM_GLOSS = re.compile(r"(?<=[\u4e00-\u9fff】])（[A-Za-z][A-Za-z '-]*）")
 # Sphinx's generated indexes (and the search page) list their entries under the English keys.
 GENERATED_PAGES = {"genindex.html", "prf-prf.html", "search.html"}
+TOGGLE_HINT = re.compile(r"let toggleHint\w+ = '([^']*)'")
 ENGLISH_WORD = re.compile(r"(?<![\w.\\/-])[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*(?![\w/\\])")
 
 
@@ -193,6 +194,7 @@ def visible_text(html: str) -> tuple[list[str], list[str]]:
     that code cells print (helpers.table), which the catalogs do not reach yet (issue 30, item 10)."""
     from bs4 import BeautifulSoup, Comment, Doctype
 
+    hints = TOGGLE_HINT.findall(html)  # sphinx-togglebutton's "Click to show", set in a <script>
     soup = BeautifulSoup(html, "html.parser")
     for element in soup.find_all(NOT_PROSE_TAGS):
         element.decompose()
@@ -211,7 +213,7 @@ def visible_text(html: str) -> tuple[list[str], list[str]]:
     # the English term in parentheses after its Chinese one, at first use: 关联召回（associative recall）
     texts = [TERM_GLOSS.sub(" ", text) for text in texts]
     texts += [str(e[a]) for e in soup.find_all(True) for a in SHOWN_ATTRIBUTES if e.get(a)]
-    return texts, table_text
+    return texts + hints, table_text
 
 
 def english_words(text: str) -> list[str]:
@@ -388,7 +390,37 @@ def test_both_editions_print_the_same_numbers_in_their_tables(built_site):
     assert compared >= 30
 
 
+def citation_tooltips(page: Path) -> list[str]:
+    """The tooltips of a page's inline citations (sphinxcontrib-bibtex's ``title``)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    return [str(a["title"]) for a in soup.select(".bibtex-citation a[title]")]
+
+
+def test_chinese_citation_tooltips_carry_no_english_note(built_site):
+    """references.bib gives most entries a ``note``, the book's own English; the Chinese edition's
+    tooltips leave it out (book/_ext/zh_edition.py), the English edition's show it."""
+    from pybtex.database import parse_file
+
+    notes = [
+        e.fields["note"][:40] for e in parse_file(str(ROOT / "references.bib")).entries.values() if "note" in e.fields
+    ]
+    pages = ["notebooks/03_softmax_saturation.html", "notebooks/06_the_experiment.html", "book/claims.html"]
+    shown = {
+        edition: [t for page in pages for t in citation_tooltips(built_site / edition / page)] for edition in ("", "zh")
+    }
+    assert len(shown["zh"]) == len(shown[""]) >= 20
+    with_note = {edition: [t for t in tips if any(n in t for n in notes)] for edition, tips in shown.items()}
+    assert with_note[""], "the English tooltips show no note: this test reads the wrong attribute"
+    assert not with_note["zh"], with_note["zh"][:3]
+
+
 def test_the_chinese_landing_page_shows_the_chinese_figure(built_site):
     page = (built_site / "zh" / "book" / "index.html").read_text(encoding="utf-8")
     assert "fig_whole_chain_zh.png" in page and "fig_whole_chain_zh_wide.png" in page
     assert "fig_whole_chain.png" not in page and "fig_whole_chain_wide.png" not in page
+    # the lecture deck opens and closes on the same figure (book/lecture.yml: anchor, closing)
+    deck = (built_site / "zh" / "slides" / "lecture.html").read_text(encoding="utf-8")
+    assert deck.count('src="fig_whole_chain_zh_wide.png"') == 2 and "fig_whole_chain_wide.png" not in deck
+    assert (built_site / "zh" / "slides" / "fig_whole_chain_zh_wide.png").is_file()

@@ -305,6 +305,25 @@ def test_no_serious_accessibility_violation_in_dark_mode(page, view):
     return axe_violations(page, DARK_MODE_RULES)
 
 
+# What a screen reader announces for the page's controls, after every script has run: the labels
+# upstream types in English are renamed by book/_assets/a11y.js on a Chinese page.
+CONTROL_LABELS = """() => [...document.querySelectorAll('[aria-label]')].map(e => e.getAttribute('aria-label'))"""
+
+
+@page_check(viewports=("desktop",), pages=lambda path: path.startswith("zh/"))
+def test_chinese_pages_name_their_controls_in_chinese(page, view):
+    """Every accessible label on a Chinese page is Chinese, but for the words locales/zh_CN/english.yml
+    explains (the zh read's EN4: "Toggle hidden content", "Main", "Page")."""
+    from tests.test_locale import allowed_english, english_words
+
+    allowed = allowed_english()
+    return [
+        f"an English label: {label!r}"
+        for label in sorted(set(page.evaluate(CONTROL_LABELS)))
+        if any(w not in allowed and w.lower() not in allowed for w in english_words(label))
+    ]
+
+
 @page_check(modes=("dark",))
 def test_dark_mode_figures_keep_their_white_background(page, view):
     """A transparent PNG would put black axes on a near-black page."""

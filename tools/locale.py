@@ -37,7 +37,7 @@ from babel.messages.pofile import read_po
 from sphinx_intl.catalog import dump_po, load_po
 
 from tools import claims
-from tools.notebook_format import ROOT, chapter_notebooks, read
+from tools.notebook_format import ROOT, ZH_TOOLTIP_STYLE, chapter_notebooks, read
 
 LANGUAGE = "zh_CN"
 LOCALES = ROOT / "locales"
@@ -93,6 +93,10 @@ def write_config(kind: str) -> Path:
         # the themes' templates whose tooltips are typed in English (the zh review's F14), translated
         settings["templates_path"] = [str(LOCALES / LANGUAGE / "_templates"), *settings["templates_path"]]
         settings.setdefault("html_theme_options", {})["search_bar_text"] = "搜索本书……"
+        # sphinx-togglebutton's hint beside a closed or open solution, typed in its config, not a catalog
+        settings.update({"togglebutton_hint": "点击显示", "togglebutton_hint_hide": "点击隐藏"})
+        # a citation's tooltip without the English note of its entry (book/_ext/zh_edition.py)
+        settings["bibtex_tooltips_style"] = ZH_TOOLTIP_STYLE
         # Chinese typography (no faux italics): locales/zh_CN/_assets/zh.css
         settings["html_static_path"] = [*settings["html_static_path"], str(LOCALES / LANGUAGE / "_assets")]
         settings["html_css_files"] = [*settings.get("html_css_files", []), "zh.css"]

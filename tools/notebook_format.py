@@ -28,6 +28,8 @@ GLUE_PREFIX = "application/papermill.record/"
 # How the Chinese edition joins authors in an inline citation (「Kingma 和 Ba, 2015」, 「Liu 等, 2022」):
 # the site (book/_ext/zh_edition.py) and the learner notebooks (tools/learner.py) alike.
 ZH_AUTHOR_AND, ZH_ET_AL = " 和 ", " 等"
+# the pybtex style of the Chinese edition's citation tooltips (book/_ext/zh_edition.py registers it)
+ZH_TOOLTIP_STYLE = "plain_without_notes"
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"

@@ -9,7 +9,20 @@
 // this one). What Font Awesome's script renders later is made right at build time instead:
 // the colour-mode icons carry no title (book/_templates/theme-switcher.html), so there is
 // nothing to strip from the <svg> it swaps in, and nothing to race with.
+// The labels that upstream types in English, as the Chinese edition names them.
+const CHINESE_LABELS = {
+  "Toggle hidden content": "显示或隐藏内容", // myst-nb's folds, togglebutton.js's buttons
+  Main: "主导航", // sphinx-book-theme's sidebar <nav>
+  Page: "本页导航", // sphinx-book-theme's <nav> around the page's own contents
+};
 document.addEventListener("DOMContentLoaded", () => {
+  const chinese = document.documentElement.lang.startsWith("zh");
+  if (chinese) {
+    for (const element of document.querySelectorAll("[aria-label]")) {
+      const label = CHINESE_LABELS[element.getAttribute("aria-label")];
+      if (label) element.setAttribute("aria-label", label);
+    }
+  }
   // WCAG 2.5.3 "label in name": a control's accessible name must contain the text it shows.
   // myst-nb's fold toggles (<summary aria-label="Toggle hidden content">) show "Show the
   // plotting code", then "Hide the plotting code": without the label their name is what
@@ -32,7 +45,11 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const summary of document.querySelectorAll(".bd-sidebar-primary details > summary")) {
     if (!summary.innerText.trim() && !summary.getAttribute("aria-label")) {
       const link = summary.parentElement.parentElement.querySelector(":scope > a");
-      summary.setAttribute("aria-label", `Show the sections of ${link ? link.innerText.trim() : "this chapter"}`);
+      const chapter = link ? link.innerText.trim() : "";
+      const label = chinese
+        ? `显示${chapter ? `“${chapter}”` : "本章"}的小节`
+        : `Show the sections of ${chapter || "this chapter"}`;
+      summary.setAttribute("aria-label", label);
     }
   }
   // Done: the browser tests wait for this mark (tools/browser.py, SETTLED).

@@ -495,9 +495,22 @@ def _text(text: str) -> str:
     return html.escape(paste_glue_roles(text, glued_value))
 
 
+def frame_figure(name: str, language: str | None) -> Path:
+    """The glued figure ``name`` (``book/_generated``) as the edition shows it: in Chinese, its copy
+    with Chinese words from the same arrays (helpers.style.glue_chinese: ``fig_x_zh``,
+    ``fig_x_zh_wide``), where the notebook glued one."""
+    generated = ROOT / "book" / "_generated"
+    if language and language.startswith("zh"):
+        base, wide = (name.removesuffix("_wide"), "_wide") if name.endswith("_wide") else (name, "")
+        chinese = generated / f"{base}_zh{wide}.png"
+        if chinese.is_file():
+            return chinese
+    return generated / f"{name}.png"
+
+
 def frame_slide(env, spec: dict, out: Path) -> tuple[str, str, str]:
     """A slide of the lecture's frame: a heading, a glued figure, optional points."""
-    figure = ROOT / "book" / "_generated" / f"{spec['figure']}.png"
+    figure = frame_figure(spec["figure"], env.config.language)
     body = f"<h2>{_markup(spec['heading'])}</h2>"
     if spec.get("points"):
         body += "<ul>" + "".join(f"<li>{_markup(p)}</li>" for p in spec["points"]) + "</ul>"

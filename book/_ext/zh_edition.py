@@ -45,7 +45,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the repository root: tools/ is a package
-from tools.notebook_format import ZH_AUTHOR_AND, ZH_ET_AL  # noqa: E402
+from tools.notebook_format import ZH_AUTHOR_AND, ZH_ET_AL, ZH_TOOLTIP_STYLE  # noqa: E402
 from tools.upstream import require  # noqa: E402
 
 CATALOGS = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
@@ -166,7 +166,9 @@ class FullWidthExerciseParentheses(SphinxPostTransform):
                 before = texts[closing[-1] - 1]
                 inner = str(before).rfind("（★")
                 if inner >= 0 and str(before).endswith("）"):
-                    joined = str(before)[:inner] + "，" + str(before)[inner + 1 : -1]
+                    # 「哪一行传递的梯度最多？★★★，30 分钟」: a question or exclamation mark needs no comma after it
+                    comma = "" if str(before)[:inner].endswith(("？", "！")) else "，"
+                    joined = str(before)[:inner] + comma + str(before)[inner + 1 : -1]
                     before.parent.replace(before, nodes.Text(joined))
             head = title.children[0] if title.children else None
             reference = title.children[1] if len(title.children) > 1 else None
@@ -214,6 +216,20 @@ def launch_tooltips(app: Any, pagename: str, templatename: str, context: dict[st
     visit(context.get("header_buttons", []))
 
 
+# Sphinx's HTML writer ends every caption number with a space inside its span (add_fignumber,
+# sphinx/writers/html5.py#L402 at 7.4.7): 「练习 3.1 （……）」 showed a double gap, since a full-width
+# parenthesis carries its own space (zh-read-s7 LA2). A figure's 「图 3.1 标题」 keeps its space.
+CAPTION_NUMBER_SPACE = re.compile(r'(<span class="caption-number">[^<]*?) </span>(?=（)')
+
+
+def caption_numbers_before_parentheses(
+    app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """「练习 3.1（两个 logit 的雅可比矩阵，★，10 分钟）」, 「定理 3.1（……）」: no space before 「（」."""
+    if "body" in context:
+        context["body"] = CAPTION_NUMBER_SPACE.sub(r"\1</span>", context["body"])
+
+
 AUTHOR_JOINS = [(" and others", ZH_ET_AL), (", and ", ZH_AUTHOR_AND), (" and ", ZH_AUTHOR_AND)]
 
 
@@ -235,6 +251,25 @@ def chinese_citations(app: Any, doctree: nodes.document, docname: str) -> None:
                 text.parent.replace(text, nodes.Text(value))
 
 
+def register_tooltip_style() -> None:
+    """A citation's tooltip in the Chinese edition: the reference (authors, title, venue, year), as
+    printed in its own language, without the ``note`` that references.bib adds to most entries: that
+    note is the book's own English prose (zh-read-s7 EN5). ``tools/locale.py`` sets
+    ``bibtex_tooltips_style`` to it; the bibliography page keeps the notes."""
+    from pybtex.database import Entry
+    from pybtex.plugin import register_plugin
+    from pybtex.style.formatting.plain import Style
+
+    class WithoutNotes(Style):  # type: ignore[misc]
+        def format_entry(self, label: str, entry: Any, bib_data: Any = None) -> Any:
+            fields = {key: value for key, value in entry.fields.items() if key.lower() != "note"}
+            bare = Entry(entry.type, fields=fields, persons=entry.persons)
+            bare.key = entry.key
+            return super().format_entry(label, bare, bib_data)
+
+    register_plugin("pybtex.style.formatting", ZH_TOOLTIP_STYLE, WithoutNotes, force=True)
+
+
 def remember_cell_messages(app: Any) -> None:
     app.env.zh_cell_messages = read_translations("cells")
 
@@ -250,6 +285,7 @@ def setup(app: Any) -> dict[str, Any]:
         "and the solution's title from it, post_transforms.py#L128-L187",
     )
     require("sphinx-book-theme", "1.2.0", patch, 'add_message_catalog("booktheme"), sphinx_book_theme/__init__.py#L218')
+    register_tooltip_style()
     app.add_post_transform(TranslatedCodePrompts)
     app.add_post_transform(TranslatedTables)
     app.add_transform(TranslatedExerciseCopies)
@@ -258,5 +294,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", theme_strings_first)
     app.connect("builder-inited", remember_cell_messages)
     app.connect("html-page-context", launch_tooltips, priority=990)
+    app.connect("html-page-context", caption_numbers_before_parentheses)
     app.connect("doctree-resolved", chinese_citations)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
