@@ -162,7 +162,6 @@ def test_glue_chinese_checks_its_arguments_and_needs_the_catalog(catalog, tmp_pa
 # Chapters whose figures have no Chinese copy yet (issue 30, item 11). Strict: a chapter listed here
 # that glues every copy fails the test below, so the list only shrinks.
 FIGURES_PENDING = {
-    "07_pitfalls",
     "07b_advanced_questions",
 }
 
