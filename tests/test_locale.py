@@ -416,6 +416,24 @@ def test_chinese_citation_tooltips_carry_no_english_note(built_site):
     assert not with_note["zh"], with_note["zh"][:3]
 
 
+def test_the_chinese_instructor_guide_offers_the_chinese_figures(built_site):
+    """Its download links to the anchor figure (both layouts) and chapter 1's version fetch the copies
+    with Chinese words (book/_ext/zh_edition.py); the English guide's fetch the English ones."""
+    links = {
+        edition: re.findall(
+            r'href="[^"]*_downloads/[^"]*/(fig_\w+\.png)"',
+            (built_site / edition / "book" / "instructor_guide.html").read_text(encoding="utf-8"),
+        )
+        for edition in ("", "zh")
+    }
+    assert sorted(links[""]) == ["fig_scale_at_a_glance.png", "fig_whole_chain.png", "fig_whole_chain_wide.png"]
+    assert sorted(links["zh"]) == [
+        "fig_scale_at_a_glance_zh.png",
+        "fig_whole_chain_zh.png",
+        "fig_whole_chain_zh_wide.png",
+    ]
+
+
 def test_the_chinese_landing_page_shows_the_chinese_figure(built_site):
     page = (built_site / "zh" / "book" / "index.html").read_text(encoding="utf-8")
     assert "fig_whole_chain_zh.png" in page and "fig_whole_chain_zh_wide.png" in page

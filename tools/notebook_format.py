@@ -28,6 +28,14 @@ GLUE_PREFIX = "application/papermill.record/"
 # How the Chinese edition joins authors in an inline citation (「Kingma 和 Ba, 2015」, 「Liu 等, 2022」):
 # the site (book/_ext/zh_edition.py) and the learner notebooks (tools/learner.py) alike.
 ZH_AUTHOR_AND, ZH_ET_AL = " 和 ", " 等"
+
+
+def chinese_copy(name: str) -> str:
+    """The glue name of a figure's Chinese copy, as helpers.style.glue_chinese names it: ``fig_x`` ->
+    ``fig_x_zh``, and a wide layout ``fig_x_wide`` -> ``fig_x_zh_wide``."""
+    return f"{name.removesuffix('_wide')}_zh_wide" if name.endswith("_wide") else f"{name}_zh"
+
+
 # the pybtex style of the Chinese edition's citation tooltips (book/_ext/zh_edition.py registers it)
 ZH_TOOLTIP_STYLE = "plain_without_notes"
 

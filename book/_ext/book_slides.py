@@ -52,6 +52,7 @@ from tools.notebook_format import (  # noqa: E402
     ROOT,
     GlueRole,
     chapter_notebooks,
+    chinese_copy,
     glued_outputs,
     is_plumbing,
     paste_glue_roles,
@@ -500,11 +501,9 @@ def frame_figure(name: str, language: str | None) -> Path:
     with Chinese words from the same arrays (helpers.style.glue_chinese: ``fig_x_zh``,
     ``fig_x_zh_wide``), where the notebook glued one."""
     generated = ROOT / "book" / "_generated"
-    if language and language.startswith("zh"):
-        base, wide = (name.removesuffix("_wide"), "_wide") if name.endswith("_wide") else (name, "")
-        chinese = generated / f"{base}_zh{wide}.png"
-        if chinese.is_file():
-            return chinese
+    chinese = generated / f"{chinese_copy(name)}.png"
+    if language and language.startswith("zh") and chinese.is_file():
+        return chinese
     return generated / f"{name}.png"
 
 

@@ -40,12 +40,13 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the repository root: tools/ is a package
-from tools.notebook_format import ZH_AUTHOR_AND, ZH_ET_AL, ZH_TOOLTIP_STYLE  # noqa: E402
+from tools.notebook_format import ZH_AUTHOR_AND, ZH_ET_AL, ZH_TOOLTIP_STYLE, chinese_copy  # noqa: E402
 from tools.upstream import require  # noqa: E402
 
 CATALOGS = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
@@ -112,6 +113,14 @@ class ChineseFigures(SphinxTransform):
             if chinese is not None and chinese.is_file():
                 image["uri"] = f"{match['folder']}{match['name']}_zh.png"
                 self.env.note_dependency(str(chinese))  # a new Chinese copy re-reads the page
+        # A download link to a glued figure (the instructor guide's anchor figure, in both layouts)
+        # offers its Chinese copy: fig_x_wide.png -> fig_x_zh_wide.png (issue 30: they offered English).
+        for link in self.document.findall(addnodes.download_reference):
+            match = GENERATED_FIGURE.match(link.get("reftarget", ""))
+            chinese = ROOT / "book" / "_generated" / f"{chinese_copy(match['name'])}.png" if match else None
+            if chinese is not None and chinese.is_file():
+                link["reftarget"] = f"{match['folder']}{chinese.name}"
+                self.env.note_dependency(str(chinese))
         # A chapter's own figure (a cell's output, named ``fig-two-logits`` in its metadata) shows its
         # Chinese copy, ``fig_two_logits_zh`` (helpers.style.glue_chinese), where the notebook glues one.
         for figure in self.document.findall(nodes.figure):
