@@ -343,7 +343,7 @@ def counts_sentence(ledger: dict[str, Entry], language: str = "en") -> str:
         grades = "，".join(f"{found[v]} 条{VERDICTS[v]}" for v in VERDICTS)
         return (
             f"本书把原文的 {len(ledger)} 条论断逐一检验：{grades}。"
-            f"其中 {split} 条包含不止一个论断，共分 {parts} 个部分，有 {untested} 个部分未检验。"
+            f"其中 {split} 条断言了不止一件事，共拆成 {parts} 个部分，其中 {untested} 个部分未检验。"
         )
     grades = ", ".join(f"{found[v]} {v}" for v in VERDICTS)
     return (

@@ -341,6 +341,10 @@ def write_deck(path: Path, title: str, slides: list[tuple[str, str, str]], lang:
     # which its text stays >= 18 px in a 1280 x 720 window (helpers/style.py)
     style = slide_style()
     min_scale = round(style.SLIDE_MIN_SCALE / style.SLIDE_VIEW_SCALE, 4)
+    if lang.startswith("zh"):  # 「定理 3.1（……）」, as on the Chinese pages
+        from zh_edition import CAPTION_NUMBER_SPACE  # noqa: PLC0415  (the Chinese build's extension)
+
+        slides = [(CAPTION_NUMBER_SPACE.sub(r"\1</span>", body), notes, source) for body, notes, source in slides]
     path.write_text(
         template.render(title=title, slides=slides, lang=lang, favicon=favicon, figure_min_scale=min_scale),
         encoding="utf-8",
