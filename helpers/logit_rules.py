@@ -89,7 +89,8 @@ class QKNormRecallModel(RecallModel):
         check.shape("pair_values", pair_values, tuple(pair_keys.shape), "(B, P)")
         check.shape("query", query, tuple(pair_keys.shape[:1]), "(B,)")
         memory = (self.key_embedding(pair_keys) + self.value_embedding(pair_values)) / math.sqrt(2.0)
-        q, k = self.w_q(self.key_embedding(query)), self.w_k(memory)  # (B, d_k), (B, P, d_k)
+        q: Tensor = self.w_q(self.key_embedding(query))  # (B, d_k)
+        k: Tensor = self.w_k(memory)  # (B, P, d_k)
         if self.qk_norm:
             q, k = qk_norm(q, self.q_gain), qk_norm(k, self.k_gain)
         return (k @ q.unsqueeze(-1)).squeeze(-1) / math.sqrt(self.d_k)
