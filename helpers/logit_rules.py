@@ -118,12 +118,16 @@ class LogitHistory:
         accuracy: share of the batch answered correctly per step.
         max_logit: the largest attention logit of the batch, per step.
         entropy: the mean entropy of the batch's attention rows, in nats, per step.
+        gain_bound: ``sqrt(d_k) * max|q_gain| * max|k_gain|`` of the gains that made the step's logits, per
+            step: under ``"qk-norm"`` no logit of that step exceeds it (eq-ch8-qk-bound); under ``"sqrt"``
+            the gains are unused and it stays ``sqrt(d_k)``.
     """
 
     loss: list[float] = field(default_factory=list)
     accuracy: list[float] = field(default_factory=list)
     max_logit: list[float] = field(default_factory=list)
     entropy: list[float] = field(default_factory=list)
+    gain_bound: list[float] = field(default_factory=list)
 
 
 def train_logit_rule(
@@ -171,6 +175,8 @@ def train_logit_rule(
         z = model.attention_logits(batch.pair_keys, batch.pair_values, batch.query)  # (B, P)
         logits, weights = model.answer(z, batch.pair_keys, batch.pair_values)
         loss = nn.functional.cross_entropy(logits, batch.target)
+        with torch.no_grad():  # the gains before this step's update: the ones that made z
+            bound = math.sqrt(d_k) * model.q_gain.abs().max().item() * model.k_gain.abs().max().item()
         optimizer.zero_grad(set_to_none=True)
         loss.backward()  # type: ignore[no-untyped-call]  # Tensor.backward is unannotated in torch
         optimizer.step()
@@ -179,4 +185,5 @@ def train_logit_rule(
             history.accuracy.append((logits.argmax(-1) == batch.target).float().mean().item())
             history.max_logit.append(z.max().item())
             history.entropy.append(softmax_entropy(weights).mean().item())
+            history.gain_bound.append(bound)
     return history
