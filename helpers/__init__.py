@@ -31,6 +31,7 @@ from helpers.diagnostics import (
     VALUE_WIDTH_SCALE,
     diagnose_attention,
 )
+from helpers.logit_rules import LogitHistory, QKNormRecallModel, qk_norm, train_logit_rule
 from helpers.online import online_attention, online_softmax
 from helpers.recall_runs import train_recall_runs
 from helpers.scales import attention_statistics_at_init
@@ -54,6 +55,8 @@ __all__ = [
     "SCALE_LABELS",
     "UNEXPECTED",
     "VALUE_WIDTH_SCALE",
+    "LogitHistory",
+    "QKNormRecallModel",
     "RecallModel",
     "TrainHistory",
     "attention_logits",
@@ -69,6 +72,7 @@ __all__ = [
     "online_attention",
     "online_softmax",
     "plot_band",
+    "qk_norm",
     "scaled_dot_product_attention",
     "seed_everything",
     "effective_seed",
@@ -77,6 +81,7 @@ __all__ = [
     "steps_to_accuracy",
     "table",
     "train",
+    "train_logit_rule",
     "train_recall",
     "train_recall_runs",
     "use_book_style",

@@ -8,7 +8,7 @@ the primitives (numbers, seeds, scales, collections, tensors) and attention's
 boundary (query, key, value and mask); a check that one function needs sits
 beside that function instead.
 
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ queries, ``S`` the number of keys, and any leading batch or head dimensions
 Two deliberately wrong versions sit beside the correct one, so that the book
 can run and measure the two classic beginner mistakes.
 
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
 """
 
 from __future__ import annotations

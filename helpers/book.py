@@ -1,6 +1,6 @@
 """Hand results from a notebook to the book's prose: glued numbers and results tables.
 
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Both take one run (a :class:`helpers.TrainHistory`, lists of floats) or many at 
 (a :class:`helpers.recall_runs.RunsHistory` or an (R, steps) tensor, from
 :func:`helpers.train_recall_runs`) and apply the same rule to each.
 
-Chapters: 5, 6, 7.
+Chapters: 5, 6, 7, 8.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Where the notebooks compute, and how they stay reproducible.
 
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ optimizer update with a learning rate per run (:mod:`helpers.run_stack`). Run
 ``train_recall(seed=seeds[r])`` would; its float32 results differ from that
 single run's in the last bits only.
 
-Chapters: 5, 6, 7.
+Chapters: 5, 6, 7, 8.
 """
 
 from __future__ import annotations

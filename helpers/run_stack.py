@@ -23,7 +23,7 @@ update is torch's own SGD step or its fused Adam kernel, once per block of
 runs that share a learning rate. The float32 results differ from the single
 run's in the last bits only.
 
-Chapters: 5, 6, 7.
+Chapters: 5, 6, 7, 8.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ is the gradient that flows back through it to the logits (and from there to
 queries and keys), and ``naive_softmax`` computes ``exp(z) / sum(exp(z))`` as
 written on paper, to show where that overflows.
 
-Chapters: 1, 3, 4, 5, 6, 7, 7b.
+Chapters: 1, 3, 4, 5, 6, 7, 7b, 8.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Multi-panel figures stack their panels vertically (one column) for the same
 reason. Figures are rendered as PNG: SVG output embeds dates and random ids,
 which would make the executed notebooks change on every run.
 
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b.
+Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
 """
 
 from __future__ import annotations

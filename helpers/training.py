@@ -28,7 +28,7 @@ chapters' grids train many runs of this model at once with the batched engine in
 :mod:`helpers.recall_runs`; :mod:`helpers.curves` reads the runs' histories. Their
 public names stay importable from here too.
 
-Chapters: 5, 6, 7.
+Chapters: 5, 6, 7, 8.
 """
 
 from __future__ import annotations

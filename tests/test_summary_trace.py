@@ -159,6 +159,7 @@ TRACED_TAKEAWAYS = {  # issue 24
     "06_the_experiment",
     "07_pitfalls",  # issue 25
     "07b_advanced_questions",
+    "08_after_sqrt_dk",  # issue 31
 }
 TRACED_NOTES = set(LECTURE_STEMS)  # issue 27: every chapter's notes
 PENDING = {f"the key takeaways of {stem}" for stem in STEMS if stem not in TRACED_TAKEAWAYS}

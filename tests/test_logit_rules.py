@@ -1,0 +1,127 @@
+"""helpers.logit_rules: QK-norm on the recall model, and chapter 8's design held to chapter 6's."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import torch
+
+from helpers import RecallModel, train_recall
+from helpers.logit_rules import QKNormRecallModel, qk_norm, train_logit_rule
+from helpers.training import recall_batch
+from tools.notebook_format import read
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """One thread, as in tests/test_training.py: fast for these tiny matmuls, and a fixed order of every sum."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_qk_norm_gives_each_vector_the_gain_as_its_root_mean_square():
+    x = torch.randn(5, 3, 64) * torch.logspace(0, 3, 5)[:, None, None]  # very different sizes, all far above eps
+    out = qk_norm(x, torch.full((64,), 2.0))
+    assert out.shape == x.shape
+    assert torch.allclose(out.pow(2).mean(dim=-1).sqrt(), torch.full((5, 3), 2.0), rtol=1e-4)
+    assert torch.allclose(out / out.norm(dim=-1, keepdim=True), x / x.norm(dim=-1, keepdim=True), atol=1e-6)
+
+
+def test_qk_norm_names_its_bad_arguments():
+    x = torch.randn(4, 8)
+    with pytest.raises(TypeError, match="x"):
+        qk_norm(torch.ones(4, 8, dtype=torch.int64), torch.ones(8))
+    with pytest.raises(ValueError, match="gain"):
+        qk_norm(x, torch.ones(7))
+    with pytest.raises(ValueError, match="gain"):
+        qk_norm(x, torch.ones(2, 8))
+    with pytest.raises(ValueError, match="eps"):
+        qk_norm(x, torch.ones(8), eps=0.0)
+
+
+def test_without_the_norm_the_model_is_recall_model():
+    batch = recall_batch(8, generator=torch.Generator().manual_seed(3))
+    torch.manual_seed(7)
+    reference = RecallModel()
+    torch.manual_seed(7)
+    model = QKNormRecallModel(qk_norm=False)  # the same parameters: the gains draw nothing
+    logits, weights = model(batch.pair_keys, batch.pair_values, batch.query)
+    ref_logits, ref_weights = reference(batch.pair_keys, batch.pair_values, batch.query)
+    assert torch.allclose(logits, ref_logits, atol=1e-5) and torch.allclose(weights, ref_weights, atol=1e-6)
+
+
+def test_the_norm_bounds_the_logits_at_unit_gains():
+    batch = recall_batch(16, generator=torch.Generator().manual_seed(0))
+    torch.manual_seed(0)
+    model = QKNormRecallModel()
+    with torch.no_grad():
+        model.w_q.weight.mul_(1000.0)  # whatever the size of q and k ...
+        model.w_k.weight.mul_(1000.0)
+    z = model.attention_logits(batch.pair_keys, batch.pair_values, batch.query)
+    assert z.abs().max() <= math.sqrt(64) * (1 + 1e-5)  # ... |q̂ · k̂| / √dₖ ≤ ‖q̂‖ ‖k̂‖ / √dₖ = √dₖ
+    model.qk_norm = False
+    assert model.attention_logits(batch.pair_keys, batch.pair_values, batch.query).abs().max() > 1000
+
+
+def test_model_and_its_calls_name_bad_input():
+    with pytest.raises(TypeError, match="qk_norm"):
+        QKNormRecallModel(qk_norm=1)  # type: ignore[arg-type]
+    model = QKNormRecallModel()
+    keys = torch.zeros(2, 4, dtype=torch.int64)
+    with pytest.raises(TypeError, match="query"):
+        model(keys, keys, torch.zeros(2))
+    with pytest.raises(ValueError, match="z"):
+        model.answer(torch.zeros(2, 5), keys, keys)
+
+
+def test_train_logit_rule_follows_train_recall_without_the_norm():
+    """Same parameters, same batches, same Adam: the scaled rule is helpers.train_recall's run."""
+    ours = train_logit_rule("sqrt", 0.01, seed=4, steps=25)
+    theirs = train_recall(None, "adam", 0.01, seed=4, steps=25)
+    assert max(abs(a - b) for a, b in zip(ours.loss, theirs.loss, strict=True)) < 1e-4
+    assert len(ours.max_logit) == len(ours.entropy) == 25
+
+
+def test_train_logit_rule_records_the_largest_logit_and_trains_the_gains():
+    history = train_logit_rule("qk-norm", 0.01, seed=1, steps=5)
+    assert all(0 < value <= math.sqrt(64) * 1.2 for value in history.max_logit)  # gains near 1 after 5 steps
+    assert all(0 <= h <= math.log(16) for h in history.entropy)
+    # Adam trains the gains: after 5 steps at this rate the bound has moved off sqrt(64) = 8 (fails if the gains
+    # were left out of the optimizer or frozen; seen: 8.63 after 5 steps)
+    assert history.gain_bound[0] == math.sqrt(64) and abs(history.gain_bound[-1] - math.sqrt(64)) > 0.05
+    # eq-ch8-qk-bound, a check of the code: no logit of a step exceeds the bound of that step's gains
+    assert all(z <= bound + 1e-4 for z, bound in zip(history.max_logit, history.gain_bound, strict=True))
+    plain = train_logit_rule("sqrt", 0.01, seed=1, steps=5)  # the gains are unused without the norm
+    assert plain.gain_bound == [math.sqrt(64)] * 5
+
+
+def test_train_logit_rule_names_bad_arguments():
+    with pytest.raises(ValueError, match="rule"):
+        train_logit_rule("cap", 0.01)
+    with pytest.raises(ValueError, match="lr"):
+        train_logit_rule("sqrt", -0.01)
+    with pytest.raises(ValueError, match="steps"):
+        train_logit_rule("sqrt", 0.01, steps=0)
+
+
+def design(path: Path, opening: str) -> dict:
+    """The names a notebook's design cell (the code cell starting with ``opening``) defines."""
+    (source,) = [c.source for c in read(path).cells if c.cell_type == "code" and c.source.startswith(opening)]
+    names: dict = {}
+    exec(compile(source, str(path), "exec"), names)  # the cells are plain assignments of constants
+    return names
+
+
+def test_chapter_8_takes_its_rate_and_steps_from_chapter_6():
+    """Chapter 8's control is the scaled model at chapter 6's Adam pick at d_k = 64: fails if chapter 6's changes."""
+    six = design(ROOT / "notebooks" / "06_the_experiment.ipynb", "# The design, fixed before the evaluation")
+    eight = design(ROOT / "notebooks" / "08_after_sqrt_dk.ipynb", "# The design of the runaway runs")
+    assert eight["CH6_ADAM_PICK_64"] == six["PILOT"]["adam"]["sqrt"][six["D_KS_TRAIN"].index(64)]
+    assert eight["CH6_STEPS"] == six["STEPS"]
+    assert eight["HIGH"] == 10 * eight["CH6_ADAM_PICK_64"]
