@@ -15,15 +15,6 @@ STEPS = 30
 FIELDS = ("loss", "accuracy", "attention_on_answer", "max_weight", "saturated", "logit_std", "temperature")
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One thread, as in tests/test_training.py: fast for these tiny matmuls, and a fixed order of every sum."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 class TemperatureRecallModel(RecallModel):
     """The reference: RecallModel whose logits are multiplied by e^τ, a learnable scalar that starts at 0."""
 

@@ -16,15 +16,6 @@ from tools.notebook_format import read
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One thread, as in tests/test_training.py: fast for these tiny matmuls, and a fixed order of every sum."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_qk_norm_gives_each_vector_the_gain_as_its_root_mean_square():
     x = torch.randn(5, 3, 64) * torch.logspace(0, 3, 5)[:, None, None]  # very different sizes, all far above eps
     out = qk_norm(x, torch.full((64,), 2.0))

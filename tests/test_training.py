@@ -23,17 +23,6 @@ from helpers.run_stack import StackedAdam, StackedSGD
 from helpers.training import RecallBatch, recall_batch
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Every test here on one thread: this tiny model's matmuls are fastest there (on a busy
-    two-core machine a second thread mostly waits for the other core: 10x slower), and one
-    thread fixes the order of every sum."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_recall_batch_shapes_and_meaning():
     batch = recall_batch(50, n_pairs=6, n_keys=10, n_values=7, generator=torch.Generator().manual_seed(0))
     assert isinstance(batch, RecallBatch)
