@@ -31,7 +31,7 @@ from helpers.diagnostics import (
     VALUE_WIDTH_SCALE,
     diagnose_attention,
 )
-from helpers.logit_rules import LogitHistory, QKNormRecallModel, qk_norm, train_logit_rule
+from helpers.logit_rules import LogitHistory, QKNormRecallModel, qk_norm, train_cosine_runs, train_logit_rule
 from helpers.online import online_attention, online_softmax
 from helpers.recall_runs import train_recall_runs
 from helpers.scales import attention_statistics_at_init
@@ -81,6 +81,7 @@ __all__ = [
     "steps_to_accuracy",
     "table",
     "train",
+    "train_cosine_runs",
     "train_logit_rule",
     "train_recall",
     "train_recall_runs",

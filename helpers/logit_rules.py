@@ -6,7 +6,9 @@ and keys before their product. :class:`QKNormRecallModel` is chapter 6's recall 
 top, as those models keep ``head_dim**-0.5``; with ``qk_norm=False`` it computes exactly what
 ``RecallModel`` computes. :func:`train_logit_rule` trains either on fresh recall batches, as
 :func:`helpers.train_recall` does, and records the largest attention logit of each step's batch, which
-:class:`helpers.TrainHistory` does not.
+:class:`helpers.TrainHistory` does not. :func:`train_cosine_runs` trains many runs of the same model with
+cosine attention and a learned temperature instead of the scale (QK-norm as Henry et al. 2020 and Swin
+Transformer V2 write it), stacked along a run axis, as :func:`helpers.train_recall_runs` does for the scale.
 
 Chapters: 8.
 """
@@ -21,10 +23,12 @@ from torch import Tensor, nn
 
 from helpers import _validate as check
 from helpers.device import effective_seed
+from helpers.recall_runs import RunsHistory, init_recall_runs
+from helpers.run_stack import SATURATED, StackedAdam
 from helpers.softmax import softmax_entropy
-from helpers.training import RecallModel, _draw_recall_batch
+from helpers.training import RecallBatch, RecallModel, _draw_recall_batch
 
-__all__ = ["LogitHistory", "QKNormRecallModel", "qk_norm", "train_logit_rule"]
+__all__ = ["LogitHistory", "QKNormRecallModel", "qk_norm", "train_cosine_runs", "train_logit_rule"]
 
 _RULES = ("sqrt", "qk-norm")  # 1/sqrt(d_k) alone; QK-norm with 1/sqrt(d_k) on top
 
@@ -187,3 +191,117 @@ def train_logit_rule(
             history.entropy.append(softmax_entropy(weights).mean().item())
             history.gain_bound.append(bound)
     return history
+
+
+def train_cosine_runs(
+    lrs: list[float],
+    seeds: list[int],
+    d_k: int = 64,
+    *,
+    steps: int = 300,
+    temperature_init: float = 10.0,
+    temperature_cap: float = 100.0,
+    device: torch.device | str | None = None,
+) -> RunsHistory:
+    """Train R recall models with cosine attention and a learned temperature, with Adam, as one batched program.
+
+    Run ``r`` is chapter 6's recall model (the parameters :func:`helpers.init_recall_runs` draws from
+    ``seeds[r]``, the batches of ``train_recall(seed=seeds[r])``) with its logits ``q · k / sqrt(d_k)``
+    replaced by ``t · cos(q, k)``: ``q`` and ``k`` divided by their Euclidean norms, no ``1/sqrt(d_k)``,
+    and ``t = exp(min(τ, ln temperature_cap))`` with a learned scalar ``τ`` starting at
+    ``ln temperature_init``, as Swin Transformer V2 writes its per-head ``logit_scale`` (initialised at
+    ``log(10)``, clamped at ``log(1 / 0.01)``; Liu et al. 2022); Henry et al. 2020 call the same form
+    QK-norm. Every parameter and ``τ`` are trained by Adam (torch's defaults, the fused kernel) at the
+    run's rate; autograd computes the gradients of the stacked runs, which share nothing.
+
+    Args:
+        lrs: R learning rates, finite and > 0.
+        seeds: R seeds (ints >= 0) of the parameters and the data.
+        d_k: the width of queries and keys, for every run.
+        steps: training steps, each on a fresh batch of 32 examples of 16 pairs.
+        temperature_init: ``t`` at the start, > 0.
+        temperature_cap: the largest ``t``, at least ``temperature_init``.
+        device: where to compute (default: the CPU); the data are drawn on the CPU.
+
+    Returns:
+        A :class:`helpers.recall_runs.RunsHistory` of (R, steps) float32 CPU tensors, measured on each
+        step's batch before its update; ``logit_std`` is the spread of ``t · cos(q, k)`` and
+        ``temperature`` is ``t``.
+    """
+    lrs = check.each("lrs", lrs, check.positive_real)
+    seeds = check.each("seeds", seeds, check.seed)
+    check.same_length("run", lrs=lrs, seeds=seeds)
+    check.positive_ints(d_k=d_k, steps=steps)
+    temperature_init = check.positive_real("temperature_init", temperature_init)
+    temperature_cap = check.real("temperature_cap", temperature_cap, temperature_init, math.inf)
+    device = torch.device("cpu" if device is None else device)
+    order = sorted(range(len(lrs)), key=lambda r: lrs[r])  # runs of one rate side by side: one Adam call each
+    state = init_recall_runs([seeds[r] for r in order], d_k=d_k, device=device)
+    params = [state[name].clone().requires_grad_() for name in _COSINE_NAMES]
+    tau = torch.full((len(order),), math.log(temperature_init), device=device, requires_grad=True)
+    update = StackedAdam([*params, tau], [lrs[r] for r in order])
+    distinct = list(dict.fromkeys(seeds))
+    generators = [torch.Generator().manual_seed(effective_seed(seed)) for seed in distinct]
+    slot = torch.tensor([distinct.index(seeds[r]) for r in order], device=device)
+    record = torch.empty(7, len(order), steps, device=device)
+    for step in range(steps):
+        per_seed = [_draw_recall_batch(32, 16, 32, 32, g) for g in generators]
+        batch = RecallBatch(*(torch.stack(f).to(device)[slot] for f in zip(*per_seed, strict=True)))  # (R, B, ...)
+        temperature = tau.clamp(max=math.log(temperature_cap)).exp()  # (R,)
+        logits, weights, z = _cosine_forward(params, temperature, batch)
+        losses = nn.functional.cross_entropy(logits.flatten(0, 1), batch.target.flatten(), reduction="none")
+        loss = losses.view(len(order), -1).mean(dim=1)  # (R,)
+        grads = torch.autograd.grad(loss.sum(), [*params, tau])  # the runs share nothing: one sum, R gradients
+        with torch.no_grad():
+            update.step([g.contiguous() for g in grads])  # the fused kernel reads memory in order: no strides
+            largest = weights.amax(dim=-1)  # (R, B)
+            record[:, :, step] = torch.stack(
+                [
+                    loss,
+                    (logits.argmax(dim=-1) == batch.target).float().mean(dim=1),
+                    weights.gather(2, batch.position[..., None]).mean(dim=(1, 2)),
+                    largest.mean(dim=1),
+                    (largest >= SATURATED).float().mean(dim=1),
+                    z.flatten(1).std(dim=1),
+                    temperature,
+                ]
+            )
+    back = torch.empty_like(record, device="cpu")
+    back[:, order] = record.cpu()  # the caller's order
+    return RunsHistory(*back.unbind(0))
+
+
+_COSINE_NAMES = (  # the stacked parameters, RecallModel's state_dict names
+    "key_embedding.weight",
+    "value_embedding.weight",
+    "w_q.weight",
+    "w_k.weight",
+    "w_v.weight",
+    "readout.weight",
+    "readout.bias",
+)
+
+
+def _cosine_forward(params: list[Tensor], temperature: Tensor, batch: RecallBatch) -> tuple[Tensor, Tensor, Tensor]:
+    """RecallModel's function for R stacked runs, with ``t · cos(q, k)`` as the attention logits.
+
+    Args:
+        params: the tensors of ``_COSINE_NAMES``, each (R, ...).
+        temperature: (R,) each run's ``t``.
+        batch: a :class:`RecallBatch` whose fields have a leading run axis: (R, B, P) and (R, B).
+
+    Returns:
+        ``(logits, weights, z)``: class logits (R, B, n_values), attention weights (R, B, P) and the
+        attention logits ``z`` (R, B, P).
+    """
+    key_embedding, value_embedding, w_q, w_k, w_v, readout, bias = params
+    run = torch.arange(key_embedding.shape[0], device=key_embedding.device)
+    pairs = run[:, None, None]  # each run reads its own embeddings
+    memory = (key_embedding[pairs, batch.pair_keys] + value_embedding[pairs, batch.pair_values]) / math.sqrt(2.0)
+    q = key_embedding[run[:, None], batch.query] @ w_q.mT  # (R, B, d_k)
+    k = memory @ w_k.mT.unsqueeze(1)  # (R, B, P, d_k)
+    cosine = (nn.functional.normalize(k, dim=-1) @ nn.functional.normalize(q, dim=-1).unsqueeze(-1)).squeeze(-1)
+    z = temperature.view(-1, 1, 1) * cosine  # (R, B, P): no 1/sqrt(d_k); t does its work
+    weights = z.softmax(dim=-1)
+    output = (weights.unsqueeze(-2) @ (memory @ w_v.mT.unsqueeze(1))).squeeze(-2)  # (R, B, D)
+    return output @ readout.mT + bias.unsqueeze(1), weights, z

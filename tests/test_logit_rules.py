@@ -9,8 +9,9 @@ import pytest
 import torch
 
 from helpers import RecallModel, train_recall
-from helpers.logit_rules import QKNormRecallModel, qk_norm, train_logit_rule
-from helpers.training import recall_batch
+from helpers.device import effective_seed
+from helpers.logit_rules import QKNormRecallModel, qk_norm, train_cosine_runs, train_logit_rule
+from helpers.training import _draw_recall_batch, recall_batch
 from tools.notebook_format import read
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,3 +117,52 @@ def test_chapter_8_takes_its_rate_and_steps_from_chapter_6():
     assert eight["CH6_ADAM_PICK_64"] == six["PILOT"]["adam"]["sqrt"][six["D_KS_TRAIN"].index(64)]
     assert eight["CH6_STEPS"] == six["STEPS"]
     assert eight["HIGH"] == 10 * eight["CH6_ADAM_PICK_64"]
+
+
+def cosine_reference(lr: float, seed: int, steps: int, d_k: int = 64) -> list[float]:
+    """One run written plainly: RecallModel's parameters, t · cos(q, k) logits, torch.optim.Adam."""
+    torch.manual_seed(effective_seed(seed))
+    model = RecallModel(d_k=d_k)
+    tau = torch.nn.Parameter(torch.tensor(math.log(10.0)))
+    optimizer = torch.optim.Adam([*model.parameters(), tau], lr=lr)
+    generator, losses = torch.Generator().manual_seed(effective_seed(seed)), []
+    for _ in range(steps):
+        batch = _draw_recall_batch(32, 16, 32, 32, generator)
+        memory = (model.key_embedding(batch.pair_keys) + model.value_embedding(batch.pair_values)) / math.sqrt(2.0)
+        q, k = model.w_q(model.key_embedding(batch.query)), model.w_k(memory)
+        weights = (tau.clamp(max=math.log(100.0)).exp() * torch.cosine_similarity(k, q[:, None], dim=-1)).softmax(-1)
+        logits = model.readout((weights[:, None] @ model.w_v(memory)).squeeze(1))
+        loss = torch.nn.functional.cross_entropy(logits, batch.target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def test_train_cosine_runs_is_each_run_written_plainly():
+    """The stacked runs (their order sorted by rate inside) against one plain loop each: fails if the batching, the
+    gradients or the update were wrong (a non-contiguous gradient once made torch's fused Adam update wrongly)."""
+    history = train_cosine_runs([0.01, 0.003], [2, 5], steps=30)
+    for run, (lr, seed) in enumerate(((0.01, 2), (0.003, 5))):
+        reference = cosine_reference(lr, seed, 30)
+        assert max(abs(a - b) for a, b in zip(history.loss[run].tolist(), reference, strict=True)) < 1e-4
+    assert history.temperature.shape == (2, 30) and history.temperature[:, 0].tolist() == pytest.approx([10.0] * 2)
+
+
+def test_train_cosine_runs_keeps_the_temperature_under_its_cap_and_learns_it():
+    history = train_cosine_runs([0.05], [0], steps=20, temperature_init=4.0, temperature_cap=4.0)
+    assert (history.temperature <= 4.0 + 1e-5).all()  # the clamp: never above the cap
+    free = train_cosine_runs([0.05], [0], steps=20, temperature_init=4.0)
+    assert (free.temperature[0, -1] - 4.0).abs() > 0.1  # fails if τ were left out of the optimizer
+
+
+def test_train_cosine_runs_names_bad_arguments():
+    with pytest.raises(ValueError, match="lrs"):
+        train_cosine_runs([-0.01], [0], steps=1)
+    with pytest.raises(ValueError, match="run"):
+        train_cosine_runs([0.01, 0.01], [0], steps=1)
+    with pytest.raises(ValueError, match="temperature_cap"):
+        train_cosine_runs([0.01], [0], steps=1, temperature_init=10.0, temperature_cap=5.0)
+    with pytest.raises(ValueError, match="d_k"):
+        train_cosine_runs([0.01], [0], d_k=0, steps=1)
