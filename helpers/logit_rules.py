@@ -24,7 +24,7 @@ from torch import Tensor, nn
 from helpers import _validate as check
 from helpers.device import effective_seed
 from helpers.recall_runs import RunsHistory, init_recall_runs
-from helpers.run_stack import SATURATED, StackedAdam
+from helpers.run_stack import StackedAdam, step_statistics
 from helpers.softmax import softmax_entropy
 from helpers.training import RecallBatch, RecallModel, _draw_recall_batch
 
@@ -254,18 +254,7 @@ def train_cosine_runs(
         grads = torch.autograd.grad(loss.sum(), [*params, tau])  # the runs share nothing: one sum, R gradients
         with torch.no_grad():
             update.step([g.contiguous() for g in grads])  # the fused kernel reads memory in order: no strides
-            largest = weights.amax(dim=-1)  # (R, B)
-            record[:, :, step] = torch.stack(
-                [
-                    loss,
-                    (logits.argmax(dim=-1) == batch.target).float().mean(dim=1),
-                    weights.gather(2, batch.position[..., None]).mean(dim=(1, 2)),
-                    largest.mean(dim=1),
-                    (largest >= SATURATED).float().mean(dim=1),
-                    z.flatten(1).std(dim=1),
-                    temperature,
-                ]
-            )
+            record[:, :, step] = step_statistics(batch, loss, logits, weights, z, temperature)
     back = torch.empty_like(record, device="cpu")
     back[:, order] = record.cpu()  # the caller's order
     return RunsHistory(*back.unbind(0))

@@ -36,7 +36,7 @@ from torch.nn import functional as F
 
 from helpers.training import RecallBatch
 
-__all__ = ["RunStack", "StackedAdam", "StackedSGD"]
+__all__ = ["RunStack", "StackedAdam", "StackedSGD", "step_statistics"]
 
 SATURATED = 0.99  # an attention row counts as saturated when its largest weight is at least this
 _ADAM_BETAS, _ADAM_EPS = (0.9, 0.999), 1e-8  # torch.optim.Adam's defaults
@@ -110,18 +110,34 @@ class RunStack:
         else:
             loss, logits, weights, attention_logits = _recall_runs_step(self.params, self.grads, batch, self.factor)
             self.update.step(list(self.grads.values()))
-        largest = weights.amax(dim=-1)  # (R, B)
-        self.record[:, :, step] = torch.stack(
-            [
-                loss,
-                (logits.argmax(dim=-1) == batch.target).float().mean(dim=1),
-                weights.gather(2, batch.position[..., None]).mean(dim=(1, 2)),
-                largest.mean(dim=1),
-                (largest >= SATURATED).float().mean(dim=1),
-                attention_logits.flatten(1).std(dim=1),
-                temperature,
-            ]
-        )
+        self.record[:, :, step] = step_statistics(batch, loss, logits, weights, attention_logits, temperature)
+
+
+def step_statistics(
+    batch: RecallBatch, loss: Tensor, logits: Tensor, weights: Tensor, attention_logits: Tensor, temperature: Tensor
+) -> Tensor:
+    """(7, R) what a step records of R runs, in the order of :class:`helpers.recall_runs.RunsHistory`'s fields.
+
+    Args:
+        batch: the step's :class:`RecallBatch`, fields (R, B, ...).
+        loss: (R,) the mean cross-entropy of each run.
+        logits: (R, B, n_values) the class logits.
+        weights: (R, B, P) the attention weights.
+        attention_logits: (R, B, P) the logits the softmax took.
+        temperature: (R,) the factor on top of the scale.
+    """
+    largest = weights.amax(dim=-1)  # (R, B)
+    return torch.stack(
+        [
+            loss,
+            (logits.argmax(dim=-1) == batch.target).float().mean(dim=1),
+            weights.gather(2, batch.position[..., None]).mean(dim=(1, 2)),
+            largest.mean(dim=1),
+            (largest >= SATURATED).float().mean(dim=1),
+            attention_logits.flatten(1).std(dim=1),
+            temperature,
+        ]
+    )
 
 
 def _blocks(flat: Tensor, shapes: dict[str, tuple[int, ...]], count: int) -> dict[str, Tensor]:
