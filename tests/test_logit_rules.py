@@ -102,21 +102,30 @@ def test_train_logit_rule_names_bad_arguments():
         train_logit_rule("sqrt", 0.01, steps=0)
 
 
-def design(path: Path, opening: str) -> dict:
-    """The names a notebook's design cell (the code cell starting with ``opening``) defines."""
-    (source,) = [c.source for c in read(path).cells if c.cell_type == "code" and c.source.startswith(opening)]
+def design(path: Path, *openings: str) -> dict:
+    """The names a notebook's design cells (the code cells starting with ``openings``, run in order) define."""
+    cells = read(path).cells
     names: dict = {}
-    exec(compile(source, str(path), "exec"), names)  # the cells are plain assignments of constants
+    for opening in openings:
+        (source,) = [c.source for c in cells if c.cell_type == "code" and c.source.startswith(opening)]
+        exec(compile(source, str(path), "exec"), names)  # the cells are plain assignments of constants
     return names
 
 
-def test_chapter_8_takes_its_rate_and_steps_from_chapter_6():
-    """Chapter 8's control is the scaled model at chapter 6's Adam pick at d_k = 64: fails if chapter 6's changes."""
+def test_chapter_8_takes_its_rates_ladder_and_steps_from_chapter_6():
+    """Chapter 8's controls are the scaled model at chapter 6's Adam picks: fails if chapter 6's design changes."""
     six = design(ROOT / "notebooks" / "06_the_experiment.ipynb", "# The design, fixed before the evaluation")
-    eight = design(ROOT / "notebooks" / "08_after_sqrt_dk.ipynb", "# The design of the runaway runs")
-    assert eight["CH6_ADAM_PICK_64"] == six["PILOT"]["adam"]["sqrt"][six["D_KS_TRAIN"].index(64)]
-    assert eight["CH6_STEPS"] == six["STEPS"]
-    assert eight["HIGH"] == 10 * eight["CH6_ADAM_PICK_64"]
+    eight = design(
+        ROOT / "notebooks" / "08_after_sqrt_dk.ipynb", "# The design of the cosine runs", "# The design of the runaway"
+    )
+    for d_k in eight["COSINE_WIDTHS"]:
+        assert eight["CH6_ADAM_PICKS"][d_k] == six["PILOT"]["adam"]["sqrt"][six["D_KS_TRAIN"].index(d_k)]
+    assert list(eight["CH6_ADAM_LADDER"]) == six["LADDER"]["adam"]
+    assert eight["COSINE_LADDER"][: len(eight["CH6_ADAM_LADDER"])] == eight["CH6_ADAM_LADDER"]
+    assert (eight["CH6_STEPS"], eight["RULE_STEPS"]) == (six["STEPS"], six["RULE_STEPS"])
+    assert list(eight["PILOT_SEEDS"]) == list(six["PILOT_SEEDS"])
+    assert list(eight["EVAL_SEEDS"]) == list(six["TRAIN_SEEDS"])
+    assert eight["HIGH"] == 10 * eight["CH6_ADAM_PICKS"][64]
 
 
 def cosine_reference(lr: float, seed: int, steps: int, d_k: int = 64) -> list[float]:
