@@ -210,7 +210,7 @@ def train_cosine_runs(
     replaced by ``t · cos(q, k)``: ``q`` and ``k`` divided by their Euclidean norms, no ``1/sqrt(d_k)``,
     and ``t = exp(min(τ, ln temperature_cap))`` with a learned scalar ``τ`` starting at
     ``ln temperature_init``, as Swin Transformer V2 writes its per-head ``logit_scale`` (initialised at
-    ``log(10)``, clamped at ``log(1 / 0.01)``; Liu et al. 2022); Henry et al. 2020 call the same form
+    ``log(10)``, clamped at ``log(1 / 0.01)``; Liu et al. 2022), one form of the idea Henry et al. 2020 call
     QK-norm. Every parameter and ``τ`` are trained by Adam (torch's defaults, the fused kernel) at the
     run's rate; autograd computes the gradients of the stacked runs, which share nothing.
 
