@@ -23,9 +23,7 @@ import math
 import sys
 from typing import TYPE_CHECKING
 
-import nbformat
-
-from tools.notebook_format import NOTEBOOK_DIR
+from tools.notebook_format import NOTEBOOK_DIR, design_cell
 
 if TYPE_CHECKING:
     import torch
@@ -36,12 +34,7 @@ MARKER = "PILOT = "  # the design cell is the code cell that assigns PILOT
 
 def design() -> dict:
     """The names the notebook's design cell defines (it holds constants only)."""
-    cells = [c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "code" and MARKER in c.source]
-    if len(cells) != 1:
-        raise SystemExit(f"{NOTEBOOK.name}: expected one code cell that assigns PILOT, found {len(cells)}")
-    names: dict = {}
-    exec(compile(cells[0].source, f"{NOTEBOOK.name} (design cell)", "exec"), names)  # noqa: S102
-    return names
+    return design_cell(NOTEBOOK, MARKER)
 
 
 def final_losses(losses: torch.Tensor, rule_steps: int) -> torch.Tensor:

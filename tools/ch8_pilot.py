@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import sys
 
-import nbformat
-
 from tools.ch6_pilot import final_losses
-from tools.notebook_format import NOTEBOOK_DIR
+from tools.notebook_format import NOTEBOOK_DIR, design_cell
 
 NOTEBOOK = NOTEBOOK_DIR / "08_after_sqrt_dk.ipynb"
 MARKER = "COSINE_PILOT = "  # the design cell is the code cell that assigns COSINE_PILOT
@@ -30,12 +28,7 @@ MARKER = "COSINE_PILOT = "  # the design cell is the code cell that assigns COSI
 
 def design() -> dict:
     """The names the notebook's design cell defines (it holds constants only)."""
-    cells = [c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "code" and MARKER in c.source]
-    if len(cells) != 1:
-        raise SystemExit(f"{NOTEBOOK.name}: expected one code cell that assigns COSINE_PILOT, found {len(cells)}")
-    names: dict = {}
-    exec(compile(cells[0].source, f"{NOTEBOOK.name} (design cell)", "exec"), names)  # noqa: S102
-    return names
+    return design_cell(NOTEBOOK, MARKER)
 
 
 def pilot(names: dict) -> dict[int, float]:
