@@ -23,6 +23,7 @@ import pytest
 
 from tests.browser import (
     EDITIONS,
+    FAILED_REQUEST,
     INTERACTS,
     LEAVES,
     MODES,
@@ -30,11 +31,13 @@ from tests.browser import (
     SCREENSHOTS,
     SHOWN_MODE,
     SITE_VIEWPORTS,
+    UNSHOWN_FALLBACKS,
     View,
     axe_violations,
     load,
     new_context,
     page_check,
+    reader_problems,
     redirect_pages,
     site_pages,
     tick_label_px,
@@ -407,6 +410,25 @@ def test_loads_cleanly(view, page_reports):
     load to the end of the last check that stays on the page."""
     problems = page_reports.get(view).problems
     assert not problems, f"{view.path} ({view.viewport}, {view.mode}):\n" + "\n".join(problems)
+
+
+def test_only_a_shown_pictures_cancelled_fallback_is_not_a_problem():
+    """A check of the harness (reader_problems): it drops an aborted fallback of a <picture> that
+    shows another image, and keeps every other failure, an aborted request of a shown image too."""
+
+    class Page:
+        problems = [
+            f"{FAILED_REQUEST}http://x/_images/stacked.png (net::ERR_ABORTED)",
+            f"{FAILED_REQUEST}http://x/_images/shown.png (net::ERR_ABORTED)",
+            f"{FAILED_REQUEST}http://x/_images/stacked.png (net::ERR_FAILED)",
+            "HTTP 404 http://x/_images/stacked.png",
+        ]
+
+        def evaluate(self, script):
+            assert script == UNSHOWN_FALLBACKS
+            return ["http://x/_images/stacked.png"]
+
+    assert reader_problems(Page()) == Page.problems[1:]
 
 
 @pytest.mark.parametrize("view", view_params(v for v in SITE_VIEWS if v.mode == "dark"))
