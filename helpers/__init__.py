@@ -31,7 +31,16 @@ from helpers.diagnostics import (
     VALUE_WIDTH_SCALE,
     diagnose_attention,
 )
-from helpers.logit_rules import LogitHistory, QKNormRecallModel, qk_norm, train_cosine_runs, train_logit_rule
+from helpers.logit_rules import (
+    LogitHistory,
+    QKNormRecallModel,
+    SinkHistory,
+    SinkRecallModel,
+    qk_norm,
+    train_cosine_runs,
+    train_logit_rule,
+    train_sink,
+)
 from helpers.online import online_attention, online_softmax
 from helpers.recall_runs import train_recall_runs
 from helpers.scales import attention_statistics_at_init
@@ -58,6 +67,8 @@ __all__ = [
     "LogitHistory",
     "QKNormRecallModel",
     "RecallModel",
+    "SinkHistory",
+    "SinkRecallModel",
     "TrainHistory",
     "attention_logits",
     "attention_statistics_at_init",
@@ -85,5 +96,6 @@ __all__ = [
     "train_logit_rule",
     "train_recall",
     "train_recall_runs",
+    "train_sink",
     "use_book_style",
 ]

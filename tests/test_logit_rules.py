@@ -10,7 +10,15 @@ import torch
 
 from helpers import RecallModel, train_recall
 from helpers.device import effective_seed
-from helpers.logit_rules import QKNormRecallModel, qk_norm, train_cosine_runs, train_logit_rule
+from helpers.logit_rules import (
+    QKNormRecallModel,
+    SinkRecallModel,
+    no_answer_batch,
+    qk_norm,
+    train_cosine_runs,
+    train_logit_rule,
+    train_sink,
+)
 from helpers.training import _draw_recall_batch, recall_batch
 from tools.notebook_format import read
 
@@ -175,3 +183,78 @@ def test_train_cosine_runs_names_bad_arguments():
         train_cosine_runs([0.01], [0], steps=1, temperature_init=10.0, temperature_cap=5.0)
     with pytest.raises(ValueError, match="d_k"):
         train_cosine_runs([0.01], [0], d_k=0, steps=1)
+
+
+# --- the sink logit -------------------------------------------------------------------------------
+
+
+def test_no_answer_batch_asks_for_absent_keys_at_the_share_asked_for():
+    batch = no_answer_batch(4000, 16, 32, 32, 0.5, generator=torch.Generator().manual_seed(0))
+    held = (batch.pair_keys == batch.query[:, None]).any(dim=1)  # is the query among the row's keys?
+    assert torch.equal(held, batch.answerable)  # no row's absent key is among its pairs
+    rows = batch.answerable.nonzero().squeeze(1)
+    position = (batch.pair_keys[rows] == batch.query[rows, None]).float().argmax(dim=1)
+    assert torch.equal(batch.target[rows], batch.pair_values[rows, position])
+    assert (batch.target[~batch.answerable] == -1).all()
+    assert abs((~batch.answerable).float().mean().item() - 0.5) < 0.03  # 4000 rows: 4.7 standard errors
+    assert all(row.unique().numel() == 16 for row in batch.pair_keys[:50])
+    for share, answerable in ((0.0, True), (1.0, False)):
+        drawn = no_answer_batch(64, no_answer_share=share, generator=torch.Generator().manual_seed(1))
+        assert (drawn.answerable == answerable).all()
+
+
+def test_no_answer_batch_names_bad_arguments():
+    with pytest.raises(ValueError, match="n_pairs"):
+        no_answer_batch(4, n_pairs=32, n_keys=32)  # no key is left to be absent
+    with pytest.raises(ValueError, match="no_answer_share"):
+        no_answer_batch(4, no_answer_share=1.5)
+    with pytest.raises(TypeError, match="generator"):
+        no_answer_batch(4, generator=0)
+
+
+def test_without_the_sink_the_model_is_recall_model():
+    torch.manual_seed(3)
+    plain = RecallModel()
+    torch.manual_seed(3)
+    model = SinkRecallModel(sink=False)
+    batch = recall_batch(8, generator=torch.Generator().manual_seed(0))
+    for mine, theirs in zip(model(*batch[:3]), plain(*batch[:3]), strict=True):
+        assert torch.allclose(mine, theirs, atol=1e-6)
+
+
+def test_the_sink_is_one_more_column_of_the_softmax_dropped_after_it():
+    """As gpt-oss's eager_attention_forward computes it: the sink's e^s joins the row's denominator."""
+    torch.manual_seed(0)
+    model = SinkRecallModel()
+    batch = recall_batch(8, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        model.sink_logit.fill_(1.5)
+        z = model.attention_logits(*batch[:3])
+        _, weights = model.answer(z, batch.pair_keys, batch.pair_values)
+    expected = z.exp() / (z.exp().sum(dim=-1, keepdim=True) + math.exp(1.5))
+    assert torch.allclose(weights, expected, atol=1e-6)
+    assert (weights.sum(dim=-1) < 1).all()
+    with torch.no_grad():
+        model.sink_logit.fill_(-200.0)  # a sink no row chooses: the plain softmax
+        _, weights = model.answer(z, batch.pair_keys, batch.pair_values)
+    assert torch.allclose(weights, z.softmax(dim=-1), atol=1e-6)
+
+
+def test_train_sink_records_what_the_sink_takes_and_trains_it():
+    with_sink, without = train_sink(True, 0.01, seed=0, steps=30), train_sink(False, 0.01, seed=0, steps=30)
+    assert all(len(values) == 30 for values in vars(with_sink).values())
+    assert with_sink.sink_logit[0] == 0.0 and with_sink.sink_logit[-1] != 0.0  # it starts at 0 and is trained
+    assert set(without.sink_logit) == {0.0} and max(map(abs, without.sink_no_answer)) < 1e-5
+    assert all(0 < value < 1 for value in with_sink.sink_no_answer + with_sink.sink_answerable)
+    assert min(with_sink.no_answer_kl + without.no_answer_kl) >= -1e-5  # a KL divergence
+
+
+def test_train_sink_names_bad_arguments():
+    with pytest.raises(TypeError, match="sink"):
+        train_sink(1, 0.01, steps=1)
+    with pytest.raises(ValueError, match="lr"):
+        train_sink(True, 0.0, steps=1)
+    with pytest.raises(ValueError, match="no_answer_share"):
+        train_sink(True, 0.01, steps=1, no_answer_share=-0.1)
+    with pytest.raises(ValueError, match="steps"):
+        train_sink(True, 0.01, steps=0)

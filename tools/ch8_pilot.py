@@ -1,44 +1,64 @@
-"""Chapter 8's pilot: re-derive the learning rate of the cosine-attention model at each width.
+"""Chapter 8's pilots: re-derive the learning rates that chapter 8's design cells state.
 
-    python -m tools.ch8_pilot
+    python -m tools.ch8_pilot           (both)
+    python -m tools.ch8_pilot cosine    (about 2 minutes of CPU: 150 small runs)
+    python -m tools.ch8_pilot sink      (about 40 s: 40 small runs)
 
-Chapter 8 compares the recall model with cosine attention and a learned
-temperature (``helpers.train_cosine_runs``) with chapter 6's scaled model, each
-at its own Adam rate. The scaled model's rates are chapter 6's picks; this pilot
-picks the cosine model's by chapter 6's rule: every rate of the ladder on the
-pilot seeds, the lowest final loss (mean of the last RULE_STEPS steps, averaged
-over the seeds; a diverged run counts as infinitely bad). The design is read
-from the notebook's design cell (the code cell that assigns COSINE_PILOT), so it
-is stated once. The tool exits 1 if a pick differs from the notebook's, or lies
-at an end of the ladder (the ladder would not bracket it).
+Each arm of chapter 8's trained comparisons gets its own Adam rate, picked by
+chapter 6's rule: every rate of a ladder fixed before the runs, on the pilot
+seeds; the lowest final loss (mean of the last RULE_STEPS steps, averaged over
+the seeds; a diverged run counts as infinitely bad) wins.
 
-It trains 150 small runs: about 2 minutes of CPU.
+- cosine: the recall model with cosine attention and a learned temperature
+  (``helpers.train_cosine_runs``) at each width; the scaled control keeps chapter
+  6's picks. Its design cell assigns COSINE_PILOT.
+- sink: the model with and without a learned sink logit on recall with queries
+  that have no answer (``helpers.train_sink``). Its design cell assigns SINK_PILOT
+  and reads the seeds and RULE_STEPS of the cosine design cell.
+
+The designs are read from the notebook's design cells, so each is stated once. The
+tool exits 1 if a pick differs from the notebook's, or lies at an end of its
+ladder (the ladder would not bracket it).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from tools.ch6_pilot import final_losses
 from tools.notebook_format import NOTEBOOK_DIR, design_cell
 
 NOTEBOOK = NOTEBOOK_DIR / "08_after_sqrt_dk.ipynb"
-MARKER = "COSINE_PILOT = "  # the design cell is the code cell that assigns COSINE_PILOT
+MARKER = "COSINE_PILOT = "  # the cosine design cell is the code cell that assigns COSINE_PILOT
+SINK_MARKER = "SINK_PILOT = "  # the sink design cell assigns SINK_PILOT
 
 
 def design() -> dict:
-    """The names the notebook's design cell defines (it holds constants only)."""
+    """The names the cosine design cell defines (it holds constants only)."""
     return design_cell(NOTEBOOK, MARKER)
 
 
-def pilot(names: dict) -> dict[int, float]:
-    """The rule's pick at every width, printing the mean final loss at each rate."""
+def sink_design() -> dict:
+    """The names the sink design cell defines, with the cosine design cell's that it reads."""
+    return design_cell(NOTEBOOK, SINK_MARKER, design())
+
+
+def pick(label: str, ladder: list[float], mean_losses: list[float]) -> float:
+    """The rate of the lowest mean final loss, printing one row of the pilot's table (* marks the pick)."""
+    best = min(range(len(ladder)), key=lambda k: mean_losses[k])
+    print(f"{label:>8}  " + "".join(f"{v:>8.4g}{'*' if k == best else ' '}" for k, v in enumerate(mean_losses)))
+    return ladder[best]
+
+
+def cosine_pilot(names: dict) -> dict[int, float]:
+    """The rule's pick at every width."""
     from helpers import train_cosine_runs  # imports torch: only when the pilot trains
 
     ladder, seeds = list(names["COSINE_LADDER"]), list(names["PILOT_SEEDS"])
     picks = {}
     print(f"cosine attention: mean final loss over {len(seeds)} pilot seeds; * marks the pick")
-    print(f"{'d_k':>5}  " + "".join(f"{lr:>9g}" for lr in ladder))
+    print(f"{'d_k':>8}  " + "".join(f"{lr:>9g}" for lr in ladder))
     for d_k in names["COSINE_WIDTHS"]:
         history = train_cosine_runs(
             [lr for lr in ladder for _ in seeds],
@@ -48,28 +68,71 @@ def pilot(names: dict) -> dict[int, float]:
             **names["COSINE_T"],
         )
         mean = final_losses(history.loss, names["RULE_STEPS"]).view(len(ladder), len(seeds)).mean(dim=1)  # (rates,)
-        best = int(mean.argmin())
-        picks[d_k] = ladder[best]
-        print(f"{d_k:>5}  " + "".join(f"{v:>8.3g}{'*' if k == best else ' '}" for k, v in enumerate(mean.tolist())))
+        picks[d_k] = pick(str(d_k), ladder, mean.tolist())
     return picks
 
 
-def main() -> int:
+def sink_pilot(names: dict) -> dict[str, float]:
+    """The rule's pick for each arm (with and without the sink logit)."""
     import torch
 
-    names = design()
-    torch.set_num_threads(1)  # small matmuls: one thread is fastest
-    ladder, failed = names["COSINE_LADDER"], False
-    for d_k, lr in pilot(names).items():
+    from helpers import train_sink  # imports torch: only when the pilot trains
+
+    ladder, seeds = list(names["SINK_LADDER"]), list(names["PILOT_SEEDS"])
+    picks = {}
+    print(f"sink logit: mean final loss over {len(seeds)} pilot seeds; * marks the pick")
+    print(f"{'arm':>8}  " + "".join(f"{lr:>9g}" for lr in ladder))
+    for arm, sink in names["SINK_ARMS"].items():
+        mean = [
+            final_losses(
+                torch.tensor(
+                    [train_sink(sink, lr, seed, names["SINK_STEPS"], names["NO_ANSWER_SHARE"]).loss for seed in seeds]
+                ),
+                names["RULE_STEPS"],
+            )
+            .mean()
+            .item()
+            for lr in ladder
+        ]
+        picks[arm] = pick(arm, ladder, mean)
+    return picks
+
+
+def compare(picks: dict, ladder: tuple[float, ...], stated: dict, name: str) -> bool:
+    """Print each pick that lies at an end of ``ladder`` or differs from the notebook's ``stated``; True if none."""
+    good = True
+    for key, lr in picks.items():
         if lr in (ladder[0], ladder[-1]):
-            print(f"d_k={d_k}: the pick {lr:g} is at an end of the ladder")
-            failed = True
-        if lr != names["COSINE_PILOT"][d_k]:
-            print(f"d_k={d_k}: the pilot picks {lr:g}, the notebook says {names['COSINE_PILOT'][d_k]:g}")
-            failed = True
-    print("\nthe notebook's COSINE_PILOT is stale" if failed else "\nevery pick matches the notebook's COSINE_PILOT")
-    return 1 if failed else 0
+            print(f"{key}: the pick {lr:g} is at an end of the ladder")
+            good = False
+        if lr != stated[key]:
+            print(f"{key}: the pilot picks {lr:g}, the notebook's {name} says {stated[key]:g}")
+            good = False
+    print(f"the notebook's {name} is stale\n" if not good else f"every pick matches the notebook's {name}\n")
+    return good
+
+
+PILOTS: dict[str, tuple[Callable[[], dict], Callable[[dict], dict], str, str]] = {
+    "cosine": (design, cosine_pilot, "COSINE_LADDER", "COSINE_PILOT"),
+    "sink": (sink_design, sink_pilot, "SINK_LADDER", "SINK_PILOT"),
+}
+
+
+def main(argv: list[str]) -> int:
+    import torch
+
+    chosen = argv or list(PILOTS)
+    if any(name not in PILOTS for name in chosen):
+        print(f"usage: python -m tools.ch8_pilot [{' | '.join(PILOTS)}]")
+        return 2
+    torch.set_num_threads(1)  # small matmuls: one thread is fastest
+    good = True
+    for name in chosen:
+        read_design, run, ladder, stated = PILOTS[name]
+        names = read_design()
+        good &= compare(run(names), names[ladder], names[stated], stated)
+    return 0 if good else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -95,12 +95,13 @@ def read(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
-def design_cell(path: Path, marker: str) -> dict:
-    """The names that a notebook's design cell (its one code cell containing ``marker``, constants only) defines."""
+def design_cell(path: Path, marker: str, given: dict | None = None) -> dict:
+    """The names that a notebook's design cell (its one code cell containing ``marker``, constants only)
+    defines, with those of ``given`` (an earlier design cell's names, which this one may read)."""
     cells = [c for c in read(path).cells if c.cell_type == "code" and marker in c.source]
     if len(cells) != 1:
         raise SystemExit(f"{path.name}: expected one code cell that assigns {marker.strip(' =')}, found {len(cells)}")
-    names: dict = {}
+    names: dict = dict(given or {})
     exec(compile(cells[0].source, f"{path.name} (design cell)", "exec"), names)  # noqa: S102
     return names
 
