@@ -276,3 +276,12 @@ def attn_mask(mask: Tensor | None, is_causal: bool, query: Tensor, logits_shape:
         raise TypeError(f"attn_mask must be bool or have the dtype of query ({query.dtype}), got {mask.dtype}")
     same_device("attn_mask", mask, "query", query)
     broadcastable("attn_mask", mask, "the attention logits (..., L, S)", logits_shape, exact=True)
+
+
+def recall_inputs(pair_keys: Tensor, pair_values: Tensor, query: Tensor) -> None:
+    """A recall model's inputs: int64 ``pair_keys`` (B, P), ``pair_values`` (B, P) and ``query`` (B,)."""
+    for name, value in (("pair_keys", pair_keys), ("pair_values", pair_values), ("query", query)):
+        tensor(name, value, torch.int64)
+    dims("pair_keys", pair_keys, 2, "B, P")
+    shape("pair_values", pair_values, tuple(pair_keys.shape), "(B, P)")
+    shape("query", query, tuple(pair_keys.shape[:1]), "(B,)")

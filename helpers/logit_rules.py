@@ -102,12 +102,8 @@ class QKNormRecallModel(RecallModel):
         Returns:
             (B, P) float logits.
         """
-        for name, tensor in (("pair_keys", pair_keys), ("pair_values", pair_values), ("query", query)):
-            check.tensor(name, tensor, torch.int64)
-        check.dims("pair_keys", pair_keys, 2, "B, P")
-        check.shape("pair_values", pair_values, tuple(pair_keys.shape), "(B, P)")
-        check.shape("query", query, tuple(pair_keys.shape[:1]), "(B,)")
-        memory = (self.key_embedding(pair_keys) + self.value_embedding(pair_values)) / math.sqrt(2.0)
+        check.recall_inputs(pair_keys, pair_values, query)
+        memory = self.memory(pair_keys, pair_values)
         q: Tensor = self.w_q(self.key_embedding(query))  # (B, d_k)
         k: Tensor = self.w_k(memory)  # (B, P, d_k)
         if self.qk_norm:
@@ -123,8 +119,7 @@ class QKNormRecallModel(RecallModel):
         check.float_tensor("z", z, 2, "(B, P)")
         check.shape("z", z, tuple(pair_keys.shape), "(B, P), as pair_keys")
         weights = z.softmax(dim=-1)
-        memory = (self.key_embedding(pair_keys) + self.value_embedding(pair_values)) / math.sqrt(2.0)
-        output = (weights.unsqueeze(1) @ self.w_v(memory)).squeeze(1)  # (B, D)
+        output = (weights.unsqueeze(1) @ self.w_v(self.memory(pair_keys, pair_values))).squeeze(1)  # (B, D)
         return self.readout(output), weights
 
 
@@ -412,8 +407,7 @@ class SinkRecallModel(QKNormRecallModel):
         check.shape("z", z, tuple(pair_keys.shape), "(B, P), as pair_keys")
         with_sink = torch.cat([z, self.sink_logit.expand(z.shape[0], 1)], dim=-1)  # (B, P + 1)
         weights = with_sink.softmax(dim=-1)[:, :-1]  # the sink's column dropped: it carries no value
-        memory = (self.key_embedding(pair_keys) + self.value_embedding(pair_values)) / math.sqrt(2.0)
-        output = (weights.unsqueeze(1) @ self.w_v(memory)).squeeze(1)  # (B, D)
+        output = (weights.unsqueeze(1) @ self.w_v(self.memory(pair_keys, pair_values))).squeeze(1)  # (B, D)
         return self.readout(output), weights
 
 

@@ -182,15 +182,16 @@ class RecallModel(nn.Module):
             ``(logits, weights)``: class logits (B, n_values) and the attention
             weights (B, P) of the query over the pairs.
         """
-        for name, tensor in (("pair_keys", pair_keys), ("pair_values", pair_values), ("query", query)):
-            check.tensor(name, tensor, torch.int64)
-        check.dims("pair_keys", pair_keys, 2, "B, P")
-        check.shape("pair_values", pair_values, tuple(pair_keys.shape), "(B, P)")
-        check.shape("query", query, tuple(pair_keys.shape[:1]), "(B,)")
-        memory = (self.key_embedding(pair_keys) + self.value_embedding(pair_values)) / math.sqrt(2.0)
+        check.recall_inputs(pair_keys, pair_values, query)
+        memory = self.memory(pair_keys, pair_values)
         q = self.w_q(self.key_embedding(query)).unsqueeze(1)  # (B, 1, d_k)
         output, weights = scaled_dot_product_attention(q, self.w_k(memory), self.w_v(memory), scale=self.scale)
         return self.readout(output.squeeze(1)), weights.squeeze(1)
+
+    def memory(self, pair_keys: Tensor, pair_values: Tensor) -> Tensor:
+        """(B, P, D) the pairs as the head reads them: ``(key_embedding + value_embedding) / sqrt(2)``."""
+        memory: Tensor = (self.key_embedding(pair_keys) + self.value_embedding(pair_values)) / math.sqrt(2.0)
+        return memory
 
 
 @dataclass
