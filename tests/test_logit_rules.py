@@ -20,7 +20,8 @@ from helpers.logit_rules import (
     train_sink,
 )
 from helpers.training import _draw_recall_batch, recall_batch
-from tools.notebook_format import read
+from tools import ch6_pilot, ch8_pilot
+from tools.notebook_format import design_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,22 +111,10 @@ def test_train_logit_rule_names_bad_arguments():
         train_logit_rule("sqrt", 0.01, steps=0)
 
 
-def design(path: Path, *openings: str) -> dict:
-    """The names a notebook's design cells (the code cells starting with ``openings``, run in order) define."""
-    cells = read(path).cells
-    names: dict = {}
-    for opening in openings:
-        (source,) = [c.source for c in cells if c.cell_type == "code" and c.source.startswith(opening)]
-        exec(compile(source, str(path), "exec"), names)  # the cells are plain assignments of constants
-    return names
-
-
 def test_chapter_8_takes_its_rates_ladder_and_steps_from_chapter_6():
     """Chapter 8's controls are the scaled model at chapter 6's Adam picks: fails if chapter 6's design changes."""
-    six = design(ROOT / "notebooks" / "06_the_experiment.ipynb", "# The design, fixed before the evaluation")
-    eight = design(
-        ROOT / "notebooks" / "08_after_sqrt_dk.ipynb", "# The design of the cosine runs", "# The design of the runaway"
-    )
+    six = ch6_pilot.design()
+    eight = design_cell(ch8_pilot.NOTEBOOK, "# The design of the runaway", ch8_pilot.design())
     for d_k in eight["COSINE_WIDTHS"]:
         assert eight["CH6_ADAM_PICKS"][d_k] == six["PILOT"]["adam"]["sqrt"][six["D_KS_TRAIN"].index(d_k)]
     assert list(eight["CH6_ADAM_LADDER"]) == six["LADDER"]["adam"]

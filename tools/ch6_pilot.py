@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tools.notebook_format import NOTEBOOK_DIR, design_cell
@@ -66,12 +67,30 @@ def pilot(optimizer: str, names: dict) -> dict[tuple[str, int], float]:
     print(f"{'arm':8}{'d_k':>5}  " + "".join(f"{lr:>9g}" for lr in ladder))
     for i, arm in enumerate(arms):
         for j, d_k in enumerate(widths):
-            mean = losses[i, j].mean(dim=1)  # (rates,)
-            best = int(mean.argmin())
-            picks[arm, d_k] = ladder[best]
-            cells = "".join(f"{v:>8.3g}{'*' if k == best else ' '}" for k, v in enumerate(mean.tolist()))
-            print(f"{arm:8}{d_k:>5}  {cells}")
+            picks[arm, d_k] = pick(f"{arm:8}{d_k:>5}", ladder, losses[i, j].mean(dim=1).tolist())
     return picks
+
+
+def pick(label: str, ladder: list[float], mean_losses: list[float]) -> float:
+    """The rule's pick: the rate of the lowest mean final loss. Prints one row of the pilot's table (* marks it)."""
+    best = min(range(len(ladder)), key=lambda k: mean_losses[k])
+    print(f"{label}  " + "".join(f"{v:>8.3g}{'*' if k == best else ' '}" for k, v in enumerate(mean_losses)))
+    return ladder[best]
+
+
+def compare(picks: dict[str, float], ladder: Sequence[float], stated: dict[str, float], name: str) -> bool:
+    """Print each pick that lies at an end of ``ladder`` (it would not bracket the pick) or differs from the
+    notebook's ``stated`` one, keyed alike; True if there is none."""
+    good = True
+    for key, lr in picks.items():
+        if lr in (ladder[0], ladder[-1]):
+            print(f"{key}: the pick {lr:g} is at an end of the ladder")
+            good = False
+        if lr != stated[key]:
+            print(f"{key}: the pilot picks {lr:g}, the notebook's {name} says {stated[key]:g}")
+            good = False
+    print(f"every pick matches the notebook's {name}\n" if good else f"the notebook's {name} is stale\n")
+    return good
 
 
 def main() -> int:
@@ -82,19 +101,16 @@ def main() -> int:
     args = parser.parse_args()
     names = design()
     torch.set_num_threads(1)  # small matmuls: one thread is fastest (helpers.train_recall_runs)
-    failed = False
+    good = True
     for optimizer in args.optimizers:
-        ladder = names["LADDER"][optimizer]
-        for (arm, d_k), lr in pilot(optimizer, names).items():
-            expected = names["PILOT"][optimizer][arm][names["D_KS_TRAIN"].index(d_k)]
-            if lr in (ladder[0], ladder[-1]):
-                print(f"{optimizer} {arm} d_k={d_k}: the pick {lr:g} is at an end of the ladder")
-                failed = True
-            if lr != expected:
-                print(f"{optimizer} {arm} d_k={d_k}: the pilot picks {lr:g}, the notebook says {expected:g}")
-                failed = True
-    print("\nevery pick matches the notebook's PILOT" if not failed else "\nthe notebook's PILOT is stale")
-    return 1 if failed else 0
+        picks = {f"{optimizer} {arm} d_k={d_k}": lr for (arm, d_k), lr in pilot(optimizer, names).items()}
+        stated = {
+            f"{optimizer} {arm} d_k={d_k}": rates[names["D_KS_TRAIN"].index(d_k)]
+            for arm, rates in names["PILOT"][optimizer].items()
+            for d_k in names["D_KS_TRAIN"]
+        }
+        good &= compare(picks, names["LADDER"][optimizer], stated, "PILOT")
+    return 0 if good else 1
 
 
 if __name__ == "__main__":

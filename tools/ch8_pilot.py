@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from tools.ch6_pilot import final_losses
+from tools.ch6_pilot import compare, final_losses, pick
 from tools.notebook_format import NOTEBOOK_DIR, design_cell
 
 NOTEBOOK = NOTEBOOK_DIR / "08_after_sqrt_dk.ipynb"
@@ -44,15 +44,8 @@ def sink_design() -> dict:
     return design_cell(NOTEBOOK, SINK_MARKER, design())
 
 
-def pick(label: str, ladder: list[float], mean_losses: list[float]) -> float:
-    """The rate of the lowest mean final loss, printing one row of the pilot's table (* marks the pick)."""
-    best = min(range(len(ladder)), key=lambda k: mean_losses[k])
-    print(f"{label:>8}  " + "".join(f"{v:>8.4g}{'*' if k == best else ' '}" for k, v in enumerate(mean_losses)))
-    return ladder[best]
-
-
-def cosine_pilot(names: dict) -> dict[int, float]:
-    """The rule's pick at every width."""
+def cosine_pilot(names: dict) -> dict[str, float]:
+    """The rule's pick at every width (keyed by the width's name, as the table prints it)."""
     from helpers import train_cosine_runs  # imports torch: only when the pilot trains
 
     ladder, seeds = list(names["COSINE_LADDER"]), list(names["PILOT_SEEDS"])
@@ -68,7 +61,7 @@ def cosine_pilot(names: dict) -> dict[int, float]:
             **names["COSINE_T"],
         )
         mean = final_losses(history.loss, names["RULE_STEPS"]).view(len(ladder), len(seeds)).mean(dim=1)  # (rates,)
-        picks[d_k] = pick(str(d_k), ladder, mean.tolist())
+        picks[str(d_k)] = pick(f"{d_k:>8}", ladder, mean.tolist())
     return picks
 
 
@@ -94,22 +87,8 @@ def sink_pilot(names: dict) -> dict[str, float]:
             .item()
             for lr in ladder
         ]
-        picks[arm] = pick(arm, ladder, mean)
+        picks[arm] = pick(f"{arm:>8}", ladder, mean)
     return picks
-
-
-def compare(picks: dict, ladder: tuple[float, ...], stated: dict, name: str) -> bool:
-    """Print each pick that lies at an end of ``ladder`` or differs from the notebook's ``stated``; True if none."""
-    good = True
-    for key, lr in picks.items():
-        if lr in (ladder[0], ladder[-1]):
-            print(f"{key}: the pick {lr:g} is at an end of the ladder")
-            good = False
-        if lr != stated[key]:
-            print(f"{key}: the pilot picks {lr:g}, the notebook's {name} says {stated[key]:g}")
-            good = False
-    print(f"the notebook's {name} is stale\n" if not good else f"every pick matches the notebook's {name}\n")
-    return good
 
 
 PILOTS: dict[str, tuple[Callable[[], dict], Callable[[dict], dict], str, str]] = {
@@ -130,7 +109,7 @@ def main(argv: list[str]) -> int:
     for name in chosen:
         read_design, run, ladder, stated = PILOTS[name]
         names = read_design()
-        good &= compare(run(names), names[ladder], names[stated], stated)
+        good &= compare(run(names), names[ladder], {str(key): lr for key, lr in names[stated].items()}, stated)
     return 0 if good else 1
 
 
