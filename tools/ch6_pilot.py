@@ -97,8 +97,12 @@ def main() -> int:
     import torch
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("optimizers", nargs="*", choices=["sgd", "adam"], default=["sgd", "adam"])
+    # no choices=: with nargs="*", argparse (3.11) checks the empty list or the default list as one choice
+    parser.add_argument("optimizers", nargs="*", help="sgd, adam (default: both)")
     args = parser.parse_args()
+    args.optimizers = args.optimizers or ["sgd", "adam"]
+    if unknown := [name for name in args.optimizers if name not in ("sgd", "adam")]:
+        parser.error(f"unknown optimizer {unknown[0]!r} (choose from 'sgd', 'adam')")
     names = design()
     torch.set_num_threads(1)  # small matmuls: one thread is fastest (helpers.train_recall_runs)
     good = True
