@@ -19,8 +19,9 @@ Chapters: 8.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import torch
 from torch import Tensor, nn
@@ -44,6 +45,8 @@ __all__ = [
     "train_logit_rule",
     "train_sink",
 ]
+
+M = TypeVar("M", bound=nn.Module)
 
 _RULES = ("sqrt", "qk-norm")  # 1/sqrt(d_k) alone; QK-norm with 1/sqrt(d_k) on top
 
@@ -118,9 +121,13 @@ class QKNormRecallModel(RecallModel):
         """The class logits (B, n_values) and the weights (B, P) from attention logits ``z`` (B, P)."""
         check.float_tensor("z", z, 2, "(B, P)")
         check.shape("z", z, tuple(pair_keys.shape), "(B, P), as pair_keys")
-        weights = z.softmax(dim=-1)
+        weights = self.attention_weights(z)
         output = (weights.unsqueeze(1) @ self.w_v(self.memory(pair_keys, pair_values))).squeeze(1)  # (B, D)
         return self.readout(output), weights
+
+    def attention_weights(self, z: Tensor) -> Tensor:
+        """(B, P) the weights on the pairs from the logits ``z`` (B, P): the softmax of each row."""
+        return z.softmax(dim=-1)
 
 
 @dataclass
@@ -177,12 +184,9 @@ def train_logit_rule(
     seed = check.seed("seed", seed)
     check.positive_ints(steps=steps, batch_size=batch_size, n_pairs=n_pairs, d_k=d_k)
     check.at_most("n_pairs", n_pairs, "n_keys", 32, "keys are distinct within an example")
-    torch.manual_seed(effective_seed(seed))
-    model = QKNormRecallModel(d_k=d_k, qk_norm=rule == "qk-norm")
-    if device is not None:
-        model = model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    generator = torch.Generator().manual_seed(effective_seed(seed))
+    model, optimizer, generator = _seeded_adam(
+        lambda: QKNormRecallModel(d_k=d_k, qk_norm=rule == "qk-norm"), lr, seed, device
+    )
     history = LogitHistory()
     for _ in range(steps):
         batch = _draw_recall_batch(batch_size, n_pairs, 32, 32, generator, device)
@@ -201,6 +205,18 @@ def train_logit_rule(
             history.entropy.append(softmax_entropy(weights).mean().item())
             history.gain_bound.append(bound)
     return history
+
+
+def _seeded_adam(
+    build: Callable[[], M], lr: float, seed: int, device: torch.device | str | None
+) -> tuple[M, torch.optim.Adam, torch.Generator]:
+    """The model ``build()`` draws after ``torch.manual_seed(effective_seed(seed))``, on ``device``; its
+    ``torch.optim.Adam`` (torch's defaults) at ``lr``; and the CPU data generator seeded the same way."""
+    torch.manual_seed(effective_seed(seed))
+    model = build()
+    if device is not None:
+        model = model.to(device)
+    return model, torch.optim.Adam(model.parameters(), lr=lr), torch.Generator().manual_seed(effective_seed(seed))
 
 
 def train_cosine_runs(
@@ -396,19 +412,13 @@ class SinkRecallModel(QKNormRecallModel):
         self.sink = check.boolean("sink", sink)
         self.sink_logit = nn.Parameter(torch.zeros(()))
 
-    def answer(self, z: Tensor, pair_keys: Tensor, pair_values: Tensor) -> tuple[Tensor, Tensor]:
-        """Class logits (B, n_values) and the weights (B, P) on the pairs from attention logits ``z`` (B, P).
-
-        With the sink, the weights of a row sum to less than 1: the rest went to the sink.
-        """
+    def attention_weights(self, z: Tensor) -> Tensor:
+        """(B, P) the weights on the pairs from the logits ``z`` (B, P); with the sink, a row's weights sum
+        to less than 1: the rest went to the sink."""
         if not self.sink:
-            return super().answer(z, pair_keys, pair_values)
-        check.float_tensor("z", z, 2, "(B, P)")
-        check.shape("z", z, tuple(pair_keys.shape), "(B, P), as pair_keys")
+            return super().attention_weights(z)
         with_sink = torch.cat([z, self.sink_logit.expand(z.shape[0], 1)], dim=-1)  # (B, P + 1)
-        weights = with_sink.softmax(dim=-1)[:, :-1]  # the sink's column dropped: it carries no value
-        output = (weights.unsqueeze(1) @ self.w_v(self.memory(pair_keys, pair_values))).squeeze(1)  # (B, D)
-        return self.readout(output), weights
+        return with_sink.softmax(dim=-1)[:, :-1]  # the sink's column dropped: it carries no value
 
 
 @dataclass
@@ -468,12 +478,7 @@ def train_sink(
     seed = check.seed("seed", seed)
     check.positive_ints(steps=steps, d_k=d_k)
     no_answer_share = check.real("no_answer_share", no_answer_share, 0.0, 1.0)
-    torch.manual_seed(effective_seed(seed))
-    model = SinkRecallModel(d_k=d_k, sink=sink)
-    if device is not None:
-        model = model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    generator = torch.Generator().manual_seed(effective_seed(seed))
+    model, optimizer, generator = _seeded_adam(lambda: SinkRecallModel(d_k=d_k, sink=sink), lr, seed, device)
     history = SinkHistory()
     for _ in range(steps):
         batch = NoAnswerBatch(
