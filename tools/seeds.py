@@ -32,6 +32,7 @@ import multiprocessing
 import operator
 import os
 import platform
+import re
 import resource
 import statistics
 import sys
@@ -46,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from tools.notebook_format import QUIET_KERNEL, ROOT, glued_outputs, read, tags
+from tools.notebook_format import QUIET_KERNEL, ROOT, chapter_notebooks, glue_roles, glued_outputs, read, tags
 from tools.portability import POINTS
 
 OFFSETS = (0, 500, 1000, 2500, 5000, 10000, 20000, 50000)  # chosen before any run (coordination decision 5)
@@ -466,6 +467,65 @@ def write(table: dict[str, Any], path: Path) -> None:
     )
     MARKDOWN.parent.mkdir(parents=True, exist_ok=True)
     MARKDOWN.write_text(render(table), encoding="utf-8")
+
+
+STATISTICS = {"min": min, "median": statistics.median, "max": max}
+
+
+def over_seeds(notebook: str, name: str, table: Path = TABLE) -> dict[str, float]:
+    """A glued training number's spread over every run of the seed table (the offsets and the second point), as it
+    was glued (rounded to its digits): ``{"min", "median", "max"}``. NaN for each where the table has no such row
+    (a chapter whose rows are not written yet: the sweep itself runs its notebooks before its table exists)."""
+    entry = (yaml.safe_load(table.read_text(encoding="utf-8")) if table.is_file() else {}).get("notebooks", {})
+    row = next((g for g in entry.get(notebook, {}).get("glued", []) if g["name"] == name), None)
+    values = [v for v in (row or {}).get("values", {}).values() if isinstance(v, (int, float))]
+    if not values:
+        return dict.fromkeys(STATISTICS, math.nan)
+    digits = row["digits"]
+    rounded = lambda v: v if digits is None else (round(v, digits) if digits > 0 else int(round(v, digits)))  # noqa: E731
+    return {stat: rounded(f(values)) for stat, f in STATISTICS.items()}
+
+
+QUOTE = re.compile(r"^(\w+)_seeds_(min|median|max)$")  # a quote of a glued number `name` over the seed table
+
+
+def quoted_names(texts: Iterable[str]) -> set[tuple[str, str]]:
+    """Every (name, statistic) that a glue role ``{glue:text}`[path::]<name>_seeds_<statistic>``` in ``texts``
+    asks for."""
+    found = set()
+    for text in texts:
+        for role in glue_roles(text):
+            match = QUOTE.match(role.key)
+            if match:
+                found.add((match.group(1), match.group(2)))
+    return found
+
+
+def book_texts() -> list[str]:
+    """The book's prose where a glue role may stand: the pages, the ledger, the lecture deck, every chapter's
+    markdown and its figures' captions and alt texts."""
+    texts = [page.read_text(encoding="utf-8") for page in sorted((ROOT / "book").glob("*.md"))]
+    texts += [(ROOT / "book" / name).read_text(encoding="utf-8") for name in ("claims.yml", "lecture.yml")]
+    for path in chapter_notebooks():
+        for cell in read(path).cells:
+            texts += [cell.source if cell.cell_type == "markdown" else "", str(cell.metadata.get("mystnb", ""))]
+    return texts
+
+
+def glue_quoted(notebook: str, table: Path = TABLE) -> dict[str, float]:
+    """For a chapter's build-only cell: glue ``<name>_seeds_<statistic>`` (min, median or max) for every glued
+    training number ``name`` of ``notebook`` in the seed table whose quote the book uses, so that the prose quotes
+    what holds over every seed block rather than one block's value. Returns what it glued."""
+    import helpers
+
+    rows = yaml.safe_load(table.read_text(encoding="utf-8")) if table.is_file() else {}
+    names = {g["name"] for g in rows.get("notebooks", {}).get(notebook, {}).get("glued", [])}
+    glued = {}
+    for name, stat in sorted(quoted_names(book_texts())):
+        if name in names:
+            glued[f"{name}_seeds_{stat}"] = over_seeds(notebook, name, table)[stat]
+            helpers.glue(f"{name}_seeds_{stat}", glued[f"{name}_seeds_{stat}"])
+    return glued
 
 
 def main() -> int:
