@@ -126,3 +126,18 @@ def test_problems_name_the_band_the_assert_and_a_stale_table(tmp_path):
     nbformat.write(nbformat.v4.new_notebook(cells=[cell]), notebook)
     assert "make seeds NB=notebooks/toy.ipynb" in seeds.problems({"notebooks": {"toy.ipynb": entry}}, notebook)[0]
     assert json.dumps(entry)  # the table's rows are plain data
+
+
+# ---- what the prose quotes over the table (tools.seeds.over_seeds, quoted_names, glue_quoted)
+
+
+def test_a_quote_is_the_range_of_every_run_as_glued(tmp_path):
+    table = tmp_path / "table.yml"
+    values = {"0": 62.0, "500": 70.0, "1000": 58.0, "ci-second": 75.0}
+    row = {"name": "steps_lo", "cell": "c", "digits": 0, "band": [40, 90], "values": values, "passed": True}
+    table.write_text(yaml.safe_dump({"notebooks": {"05_x.ipynb": {"glued": [row]}}}), encoding="utf-8")
+    assert seeds.over_seeds("05_x.ipynb", "steps_lo", table) == {"min": 58, "median": 66, "max": 75}
+    missing = seeds.over_seeds("05_x.ipynb", "other", table)  # no row yet (the sweep's own first runs): NaN
+    assert all(value != value for value in missing.values())
+    text = "needs {glue:text}`steps_lo_seeds_min`–{glue:text}`../notebooks/05_x.ipynb::steps_lo_seeds_max:s` steps"
+    assert seeds.quoted_names([text, "{glue:text}`steps_lo`"]) == {("steps_lo", "min"), ("steps_lo", "max")}

@@ -454,7 +454,7 @@ def counts_sentence(ledger: dict[str, Entry], language: str = "en") -> str:
     return (
         f"The book grades all {len(ledger)} claims of the article: {grades}. "
         f"The {split} claims that assert more than one thing are split into {parts} parts, "
-        f"of which {untested} are not tested."
+        f"of which {untested} {'is' if untested == 1 else 'are'} not tested."
     )
 
 
