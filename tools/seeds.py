@@ -512,10 +512,11 @@ def book_texts() -> list[str]:
     return texts
 
 
-def glue_quoted(notebook: str, table: Path = TABLE) -> dict[str, float]:
+def glue_quoted(notebook: str, table: Path = TABLE) -> None:
     """For a chapter's build-only cell: glue ``<name>_seeds_<statistic>`` (min, median or max) for every glued
     training number ``name`` of ``notebook`` in the seed table whose quote the book uses, so that the prose quotes
-    what holds over every seed block rather than one block's value. Returns what it glued."""
+    what holds over every seed block rather than one block's value. Returns nothing, so that the cell shows nothing
+    under nbval too (which runs cells without history, so a trailing ``;`` does not silence a value)."""
     import helpers
 
     rows = yaml.safe_load(table.read_text(encoding="utf-8")) if table.is_file() else {}
@@ -525,7 +526,6 @@ def glue_quoted(notebook: str, table: Path = TABLE) -> dict[str, float]:
         if name in names:
             glued[f"{name}_seeds_{stat}"] = over_seeds(notebook, name, table)[stat]
             helpers.glue(f"{name}_seeds_{stat}", glued[f"{name}_seeds_{stat}"])
-    return glued
 
 
 def main() -> int:
