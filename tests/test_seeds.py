@@ -11,7 +11,6 @@ import json
 import nbformat
 import pytest
 import torch
-import yaml
 
 from tools import seeds
 from tools.notebook_format import GLUE_PREFIX, ROOT, chapter_notebooks, glued_outputs, read
@@ -22,7 +21,7 @@ TRAINING = [ROOT / "notebooks" / f"{stem}.ipynb" for stem in seeds.TRAINING]
 @pytest.fixture(scope="module")
 def table() -> dict:
     assert seeds.TABLE.is_file(), f"no {seeds.TABLE.name}: run `make seeds`"
-    return yaml.safe_load(seeds.TABLE.read_text(encoding="utf-8"))
+    return seeds.load()
 
 
 @pytest.mark.parametrize("notebook", TRAINING, ids=lambda p: p.stem)
