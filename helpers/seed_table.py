@@ -51,7 +51,7 @@ def over_seed_table(notebook: str, names: Mapping[str, int | None], table: Path 
     check.instance("names", names, Mapping, "a mapping of names to digits")
     if not Path(table).is_file() or os.environ.get("BOOK_SEED_OFFSET", "").strip():
         return {}
-    import yaml  # only where the table exists: the book's environment has PyYAML
+    import yaml  # type: ignore[import-untyped]  # only where the table exists: the book's environment has PyYAML
 
     rows = yaml.safe_load(Path(table).read_text(encoding="utf-8"))["notebooks"][notebook]["glued"]
     by_name: dict[str, Any] = {row["name"].removesuffix(RUN_SUFFIX): row for row in rows}
