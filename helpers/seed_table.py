@@ -53,7 +53,8 @@ def over_seed_table(notebook: str, names: Mapping[str, int | None], table: Path 
         return {}
     import yaml  # type: ignore[import-untyped]  # only where the table exists: the book's environment has PyYAML
 
-    rows = yaml.safe_load(Path(table).read_text(encoding="utf-8"))["notebooks"][notebook]["glued"]
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML has it: ten times faster
+    rows = yaml.load(Path(table).read_text(encoding="utf-8"), Loader=loader)["notebooks"][notebook]["glued"]
     by_name: dict[str, Any] = {row["name"].removesuffix(RUN_SUFFIX): row for row in rows}
     found: dict[str, float] = {}
     for name, digits in names.items():
