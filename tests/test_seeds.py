@@ -11,6 +11,7 @@ import json
 import nbformat
 import pytest
 import torch
+import yaml
 
 from tools import seeds
 from tools.notebook_format import GLUE_PREFIX, ROOT, chapter_notebooks, glued_outputs, read

@@ -278,12 +278,14 @@ def install(shell: Any, record_path: str, notebook: str) -> None:
 
 
 def code_hash(path: Path) -> str:
-    """sha256 of the notebook's code cells as syntax trees (comments and layout do not count), with their ids."""
+    """sha256 of the notebook's code cells as syntax trees (comments and layout do not count), with their ids.
+    Build-only cells (tagged ``remove-cell``) do not count: they glue copies and quotes for the site, and nothing
+    the chapter computes or asserts reads them."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     transform, digest = TransformerManager().transform_cell, hashlib.sha256()
     for cell in read(path).cells:
-        if cell.cell_type == "code":
+        if cell.cell_type == "code" and "remove-cell" not in cell.metadata.get("tags", []):
             try:
                 tree = ast.dump(ast.parse(transform(cell.source)))
             except SyntaxError:
