@@ -24,6 +24,7 @@ build-only cells, and the book's environment finds ``tools`` through the ``.pth`
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import math
@@ -33,8 +34,27 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from helpers.book import glue
-from helpers.style import DPI
+
+def book_style() -> Any:
+    """helpers/style.py, read without importing helpers (and torch with it): a tool costs no torch to import."""
+    spec = importlib.util.spec_from_file_location(
+        "book_style", Path(__file__).resolve().parents[1] / "helpers" / "style.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+DPI: int = book_style().DPI  # the book's figures' resolution (helpers.style.DPI)
+
+
+def glue(name: str, value: Any) -> None:
+    """``helpers.glue``, imported where a build-only cell glues (in a kernel that has torch already)."""
+    from helpers.book import glue as helpers_glue
+
+    helpers_glue(name, value)
+
 
 __all__ = [
     "SLIDE_FONT_PT",

@@ -339,7 +339,7 @@ def write_deck(path: Path, title: str, slides: list[tuple[str, str, str]], lang:
     favicon = "data:image/svg+xml;base64," + base64.b64encode(icon).decode("ascii")
     # how far deck.js may shrink a figure drawn for a slide rather than split its slide: the scale down to
     # which its text stays >= 18 px in a 1280 x 720 window (tools/figures.py, which draws the figures for slides)
-    from tools.figures import SLIDE_MIN_SCALE, SLIDE_VIEW_SCALE  # noqa: PLC0415  (imports helpers, torch with it)
+    from tools.figures import SLIDE_MIN_SCALE, SLIDE_VIEW_SCALE  # noqa: PLC0415
 
     min_scale = round(SLIDE_MIN_SCALE / SLIDE_VIEW_SCALE, 4)
     if lang.startswith("zh"):  # 「定理 3.1（……）」, as on the Chinese pages

@@ -25,7 +25,6 @@ committed outputs), and loads the two scripts on the pages that have an explorer
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import math
 import posixpath
@@ -39,6 +38,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
+from tools.figures import book_style  # noqa: E402
 from tools.notebook_format import ROOT, averages_to, glued_numbers, glued_outputs, read  # noqa: E402
 
 SCRIPTS = ("scale-explorer-math.js", "scale-explorer.js")
@@ -162,10 +162,7 @@ LABELS = {
 
 def scale_colors() -> dict[str, str]:
     """helpers.style.SCALE_COLORS, read without importing helpers (and torch with it)."""
-    spec = importlib.util.spec_from_file_location("book_style", ROOT / "helpers" / "style.py")
-    style = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(style)
-    return dict(style.SCALE_COLORS)
+    return dict(book_style().SCALE_COLORS)
 
 
 def power_of_two(argument: str) -> int:
