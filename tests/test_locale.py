@@ -191,7 +191,7 @@ ENGLISH_WORD = re.compile(r"(?<![\w.\\/-])[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*(?
 def visible_text(html: str) -> tuple[list[str], list[str]]:
     """What a reader of one built page sees as prose: its text outside code, math and the
     bibliography, its tooltips, placeholder and alt texts; and, apart, the text of the tables
-    that code cells print (helpers.table), which the catalogs do not reach yet (issue 30, item 10)."""
+    that code cells print (helpers.table), which the catalogs do not reach yet."""
     from bs4 import BeautifulSoup, Comment, Doctype
 
     hints = TOGGLE_HINT.findall(html)  # sphinx-togglebutton's "Click to show", set in a <script>
@@ -269,7 +269,7 @@ def chinese_site_english(site: Path) -> tuple[dict[str, Counter[str]], set[str]]
 
 
 def test_chinese_pages_show_no_english_outside_code_math_names_and_citations(built_site):
-    """Done-when of issue 30: every English word a reader sees on a Chinese page is either gone or
+    """Every English word a reader sees on a Chinese page is either gone or
     listed, with its reason, in locales/zh_CN/english.yml (a name, a term Chinese ML writing keeps in
     English, the article's own words). The code-printed tables are counted apart, and their count
     may only fall."""

@@ -53,6 +53,7 @@ from tools.notebook_format import (
     ZH_ET_AL,
     chapter_notebooks,
     glued_outputs,
+    is_build_only,
     read,
     tags,
     toc_files,
@@ -956,8 +957,9 @@ def learner_notebook(page: str, book: Book, edition: Edition, unknown: list[str]
                 noted = True
             cells.append(_markdown(cell, "\n".join(_squeeze(lines))))
             continue
-        if cell.cell_type != "code":
-            cells.append(cell)
+        if cell.cell_type != "code" or is_build_only(cell):  # book production: not the learner's to run
+            if cell.cell_type != "code":
+                cells.append(cell)
             continue
         cell.outputs = []
         cell.execution_count = None

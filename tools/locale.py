@@ -53,7 +53,7 @@ ZH_AUTHOR = "sqrt-dk-book 的贡献者"  # the footer's author line (_config.yml
 # Chinese build, chinese_notebook() the toggles in the Chinese notebooks): the folded cells' toggles,
 # and the captions, headers and text cells of the tables that code cells print.
 CELLS = CATALOGS / "cells.po"
-# The figures' words (helpers.style.glue_chinese reads them when a chapter glues a figure's Chinese copy).
+# The figures' words (tools.figures.glue_copies reads them when a chapter glues a figure's Chinese copy).
 FIGURES = CATALOGS / "figures.po"
 # myst-nb's own toggles (nb_code_prompt_show/hide, "{type}" filled in by myst_nb/sphinx_.py#L508-L572).
 CODE_PROMPTS = [
@@ -257,7 +257,7 @@ def translate_table(output_html: str, table: dict[str, str]) -> str:
 
 def figure_sources() -> dict[str, list[str] | None]:
     """``<notebook>::<name>`` -> the English texts of each Chinese figure copy a chapter glues
-    (``<name>_zh``, ``<name>_zh_wide``: helpers.style.glue_chinese stamps them in the PNG, ``Source-Texts``);
+    (``<name>_zh``, ``<name>_zh_wide``: tools.figures.glue_copies stamps them in the PNG, ``Source-Texts``);
     None for a copy glued before it stamped them (chapter 6's whole-chain figure, until it runs again)."""
     import base64
     import io
@@ -265,7 +265,7 @@ def figure_sources() -> dict[str, list[str] | None]:
 
     from PIL import Image
 
-    from helpers.style import SOURCE_TEXTS_KEY
+    from tools.figures import SOURCE_TEXTS_KEY
     from tools.notebook_format import GLUE_PREFIX
 
     found: dict[str, list[str] | None] = {}
@@ -288,7 +288,7 @@ def figure_messages(sources: dict[str, list[str] | None], current: dict[str, str
     then every piece still in use (found inside a figure text). A text is in Chinese when it keeps no
     English word that no translation keeps (``logit``, ``SGD``; math does not count). While a copy
     stamps no texts (None), every message of the catalog stays: which of them it uses is unknown."""
-    from helpers.style import english_words, translate_text
+    from tools.figures import english_words, translate_text
 
     kept = {word for string in current.values() for word in english_words(string)}
     texts = list(dict.fromkeys(text for texts in sources.values() for text in texts or []))

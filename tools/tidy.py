@@ -15,8 +15,6 @@ What it writes, never touching outputs:
   holds the verdict box of those claims, written from ``book/claims.yml``.
 - **The claims ledger page** ``book/claims.md``, and the claim counts of the landing page
   ``book/index.md`` (between its ``claims-counts`` markers), from the same file.
-- **Which chapters use each module of** ``helpers/``: the last line of its docstring
-  (``Chapters: 5, 6, 7.``), the chapters whose runs reach it (``tools/helpers_index.py``).
 
 The claims part (reading, the rubric, rendering) lives in ``tools/claims.py``.
 
@@ -31,7 +29,7 @@ import sys
 
 import nbformat
 
-from tools import claims, helpers_index
+from tools import claims
 from tools.colab_cell import refresh_setup_cell
 from tools.notebook_format import FOLD_TAGS, ROOT, chapter_notebooks, is_plumbing, read, tags
 from tools.slides import set_slide_types
@@ -88,13 +86,6 @@ def run(write: bool) -> list[str]:
             stale.append(f"{page.relative_to(ROOT)}: regenerated from {claims.LEDGER.relative_to(ROOT)}")
             if write:
                 page.write_text(text, encoding="utf-8")
-    for module in helpers_index.modules():
-        source = module.path.read_text(encoding="utf-8")
-        text = helpers_index.with_chapters_line(source, helpers_index.chapters_line(module))
-        if text != source:
-            stale.append(f"{module.path.relative_to(ROOT)}: the docstring's chapters line (tools/helpers_index.py)")
-            if write:
-                module.path.write_text(text, encoding="utf-8")
     return stale
 
 
