@@ -34,9 +34,9 @@ from tools.notebook_format import ROOT
 LOGS = Path(os.environ.get("BOOK_SUITE_LOGS", ROOT / "_build" / "suite"))
 START = "start.json"  # when the run began, and the machine's busy CPU seconds then
 PR_SET_CHILD_SUBREAPER = 36
-# pytest's closing line ("== 3 failed, 1210 passed, 2 skipped in 301.2s ==") and the one that
-# tools/portability.py prints for its cells ("nbval: 183 passed, 0 failed")
-CLOSING = re.compile(r"^(=+ .* in [\d.]+s.* =+|nbval: \d+ passed, \d+ failed.*)$")
+# pytest's closing line ("== 3 failed, 1210 passed, 2 skipped in 301.2s ==", without the rules
+# under -q) and the one that tools/portability.py prints for its cells ("nbval: 183 passed, 0 failed")
+CLOSING = re.compile(r"^(=+ )?\d+ \w+.* in [\d.]+s\b.*$|^nbval: \d+ passed, \d+ failed.*$")
 COUNT = re.compile(r"(\d+) (passed|failed|skipped|errors?)\b")
 
 
