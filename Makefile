@@ -13,11 +13,12 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test check setup browser execute bench gpu-check slides lecture lab author-lab clean help tidy portability locale
+.PHONY: book test check setup browser execute bench gpu-check slides lecture lab author-lab clean help tidy portability locale screenshots
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
 	@echo "make test     the whole test suite: helpers, strict nbval, -W build, offline site in Chromium"
+	@echo "make screenshots  pictures of the built site for a reviewer, in _build/screenshots (no checks)"
 	@echo "make check    the edit loop (about a minute): lint, mypy, unit and static tests, changed notebooks"
 	@echo "make lab      open the learner notebooks in JupyterLab, in a light environment of its own (.venv-lab)"
 	@echo "make author-lab  open the notebooks' MyST sources in JupyterLab, in the project's environment"
@@ -127,6 +128,11 @@ test-unit:  # unit tests of helpers, and the static checks of notebooks, ledger,
 	@$(STAGE) -- $(PYTEST) -m "$(UNIT)"
 test-lint:  # ruff (lint, format) and mypy --strict over helpers (its cache in .mypy_cache)
 	@$(STAGE) -- $(PYTEST) -m lint
+
+# Pictures of the site in _build/html for a reviewer (every page, both widths; two chapters whole
+# in both modes): they check nothing, and are not part of `make test`.
+screenshots: setup browser
+	$(BIN)/python -m tools.screenshots
 
 tidy: setup
 	$(BIN)/python -m tools.tidy
