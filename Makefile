@@ -13,11 +13,12 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test check setup browser execute chapter bench gpu-check slides lecture lab author-lab clean help tidy portability locale
+.PHONY: book test check setup browser execute chapter bench gpu-check slides lecture lab author-lab clean help tidy portability locale screenshots
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
 	@echo "make test     the whole test suite: helpers, strict nbval, -W build, offline site in Chromium"
+	@echo "make screenshots  pictures of the built site for a reviewer, in _build/screenshots (no checks)"
 	@echo "make check    the edit loop (about a minute): lint, mypy, unit and static tests, changed notebooks"
 	@echo "make lab      open the learner notebooks in JupyterLab, in a light environment of its own (.venv-lab)"
 	@echo "make author-lab  open the notebooks' MyST sources in JupyterLab, in the project's environment"
@@ -86,18 +87,62 @@ browser:
 			chromium fonts-noto-cjk poppler-utils >/dev/null; \
 	else echo "No Chromium and no way to install it here: the browser tests will be skipped"; fi
 
-# Everything, from scratch, in stages side by side on the cores (tools/suite.py): both
-# editions' builds, the site in Chromium, strict nbval at this machine's defaults and at a
-# second point of the portability matrix (MKL's portable path, ATen's scalar kernels, one
-# thread), the unit and static tests, lint. It ends with a table of the stages' times.
+# `make test`: everything, from scratch, in stages that `make -j` runs side by side on the
+# machine's cores, each as soon as what it needs has passed (a failing stage stops only those
+# that need it): both editions' builds, the built site in Chromium, strict nbval at this
+# machine's defaults and at a second point of the portability matrix (MKL's portable path,
+# ATen's scalar kernels, one thread), notebooks in a kernel outside nbval, the unit and static
+# tests, lint. Each stage's output goes to _build/suite/<stage>.log; the run ends with a table
+# of the stages' wall and CPU seconds, Chromium's and the kernels' included (tools/stage.py).
+# One stage again: `make test-unit`; the site already in _build/html: `make test-site PREBUILT=1`.
+JOBS ?= $(or $(BOOK_JOBS),$(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2))
+# longest first: make -j starts them in this order as far as what they need allows
+TEST_STAGES := build-zh build-en site nbval-ci-second nbval-default kernel unit lint
+CHECK_STAGES := nbval-changed unit lint
+STAGE = $(BIN)/python -m tools.stage run $(@:test-%=%)
+PYTEST = $(BIN)/python -m pytest -p no:randomly -o cache_dir=_build/.pytest_cache/$@
+UNIT := not (notebook or site or browser or kernel or lint)
+# the site stage tests the builds' output (tests/conftest.py): pytest never builds the site itself
+export BOOK_SITE_PREBUILT := 1
+.PHONY: $(addprefix test-,$(TEST_STAGES) $(CHECK_STAGES))
+
 test: setup browser
-	$(BIN)/python -m tools.suite test
+	@rm -rf _build/html _build/zh
+	@$(BIN)/python -m tools.stage start $(TEST_STAGES)
+	-@$(MAKE) --no-print-directory -k -j$(JOBS) $(addprefix test-,$(TEST_STAGES))
+	@$(BIN)/python -m tools.stage table test $(TEST_STAGES)
 
 # The edit loop: ruff, mypy (its cache kept), the unit and static tests, and strict nbval at
 # the default point of the notebooks whose code cells, outputs or helpers changed since
 # they last passed (content-hash stamps in _build/stamps; tools/portability.py).
 check: setup
-	$(BIN)/python -m tools.suite check
+	@$(BIN)/python -m tools.stage start $(CHECK_STAGES)
+	-@$(MAKE) --no-print-directory -k -j$(JOBS) $(addprefix test-,$(CHECK_STAGES))
+	@$(BIN)/python -m tools.stage table check $(CHECK_STAGES)
+
+test-build-zh:  # the Chinese edition, warnings as errors (_build/zh, then _build/html/zh)
+	@$(STAGE) -- $(BIN)/python -m tools.locale --build --all
+test-build-en:  # the English edition, warnings as errors (_build/html)
+	@$(STAGE) -- $(BIN)/jupyter-book build . -W -n --keep-going --all
+test-site: $(if $(PREBUILT),,test-build-en test-build-zh)  # static checks, every page in Chromium
+	@$(STAGE) -- $(PYTEST) -m "site or browser"
+test-nbval-ci-second:  # strict nbval, every notebook, at the second point of the matrix
+	@$(STAGE) -- $(BIN)/python -m tools.portability --points ci-second
+test-nbval-default:  # strict nbval, every notebook, at this machine's defaults (stamps them for `make check`)
+	@$(STAGE) -- $(BIN)/python -m tools.portability --points default --stamp
+test-nbval-changed:  # strict nbval at the default point, the notebooks whose stamp is stale
+	@$(STAGE) -- $(BIN)/python -m tools.portability --points default --changed --jobs 2
+test-kernel:  # notebooks run outside nbval: the simulated Colab install, the learner edition
+	@$(STAGE) --ok 0,5 -- $(PYTEST) -m kernel
+test-unit:  # unit tests of helpers, and the static checks of notebooks, ledger, catalogs
+	@$(STAGE) -- $(PYTEST) -m "$(UNIT)"
+test-lint:  # ruff (lint, format) and mypy --strict over helpers (its cache in .mypy_cache)
+	@$(STAGE) -- $(PYTEST) -m lint
+
+# Pictures of the site in _build/html for a reviewer (every page, both widths; two chapters whole
+# in both modes): they check nothing, and are not part of `make test`.
+screenshots: setup browser
+	$(BIN)/python -m tools.screenshots
 
 tidy: setup
 	$(BIN)/python -m tools.tidy

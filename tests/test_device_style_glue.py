@@ -115,8 +115,18 @@ def test_glue_rounds():
         assert bundle["application/papermill.record/text/plain"] == expected
 
 
-def test_glue_outside_ipython_does_nothing():
-    assert helpers.glue("x", 1.0, digits=2) is None
+def test_glue_outside_ipython_displays_nothing(monkeypatch):
+    """In a plain Python process (no IPython shell: get_ipython() is None) glue shows nothing:
+    a learner's script that imports a chapter's code prints no display bundle."""
+    import IPython
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append((a, k)))
+    helpers.glue("x", 1.0, digits=2)
+    assert shown == []
+    assert _captured_displays(monkeypatch, helpers.glue, "x", 1.0, 2), "inside IPython the same call displays"
 
 
 @pytest.mark.parametrize("args, error", [(("", 1.0), TypeError), ((3, 1.0), TypeError), (("x", "a", 2), TypeError)])

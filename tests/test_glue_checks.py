@@ -83,6 +83,9 @@ def test_every_glued_number_is_checked():
 
 
 def test_committed_banded_values_lie_in_their_bands():
+    """A fresh run cannot publish a value outside its band (``helpers.glue`` raises), so this holds
+    by construction after every run; what it catches is a band edited in a notebook whose
+    committed outputs were not re-executed (the page would show a value its own band rejects)."""
     for path, _, glued in all_glues():
         if glued.band is not None:
             values = glued_numbers(glued.text) if glued.text.startswith("[") else [float(glued.text)]

@@ -63,9 +63,6 @@ def test_deck_in_a_real_browser(page, view):
     problems = [] if page.locator("mjx-container").count() else ["no typeset math"]
     problems += list(page.problems)
     if name == "lecture":
-        page.evaluate("Reveal.slide(1)")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "lecture.anchor-slide.png"))
         if len(slides) > MAX_LECTURE_SLIDES:
             problems.append(f"{len(slides)} slides (at most {MAX_LECTURE_SLIDES})")
         problems += [f"slide {s['index'] + 1}: no speaker notes" for s in slides if not s["notes"]]
