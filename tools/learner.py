@@ -729,12 +729,8 @@ def render_role(name: str, content: str, ctx: Context) -> str:
         return f"{glue_value(content, ctx, any_role=True)}{MARK}"
     if name == "glue:text":
         return f"{glue_value(content, ctx)}{MARK}"
-    if name == "glue:md":
-        return f"{glue_value(content.rsplit(':', 1)[0] if ':' in content else content, ctx, any_role=True)}{MARK}"
     if name == "math":
         return f"${content}$"
-    if name in ("sub", "sup"):
-        return f"<{name}>{content}</{name}>"
     if name in ("cite", "cite:p", "cite:t", "cite:ps", "cite:ts", "footcite"):
         links = []
         for key in (k.strip() for k in content.split(",")):
@@ -926,13 +922,6 @@ def render_directive(block: Directive, ctx: Context) -> list[str]:
         anchor = block.options.get("name")
         link = f"[{ctx.word('interactive_link')}]({ctx.url(ctx.page, anchor)})"
         return [f"*{ctx.word('interactive').format(link)}*", "", *body]
-    if name in ("epigraph", "pull-quote", "highlights"):
-        return quote(body)
-    if name == "raw" and block.argument.strip() == "html":
-        return _raw_body(block)
-    if name in ("toctree", "tableofcontents", "bibliography", "glossary"):
-        ctx.unknown.append(f"directive {{{name}}} (dropped)")
-        return []
     ctx.unknown.append(f"directive {{{name}}}")
     return quote([f"**{argument or name}**", "", *body])
 
