@@ -221,27 +221,32 @@ def check_links(release: Path, readme: Path = ROOT / "README.md") -> tuple[int, 
 def sizes(release: Path) -> list[str]:
     """What the release holds, with sizes: the lines ``make release`` ends with."""
 
-    def size(path: Path) -> str:
-        total = sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
+    def size(paths: list[Path]) -> str:
+        total = sum(p.stat().st_size for p in paths if p.is_file())
         return f"{total / 2**20:8.1f} MiB" if total >= 2**20 else f"{total / 2**10:8.1f} KiB"
 
+    def tree(path: Path) -> list[Path]:
+        return list(path.rglob("*")) if path.is_dir() else [path]
+
     site, notebooks = release / "site", release / "notebooks"
-    lines = [f"{size(site)}  site/ (the Pages artifact)"]
-    for edition, root in (("English", site), ("Chinese", site / "zh")):
-        pdfs = sorted((root / "lecture").glob("*.pdf"))
-        lines.append(f"{size(root / 'index.html')}  {root.relative_to(release)}/index.html ({edition} edition)")
-        lines += [f"{size(p)}  {p.relative_to(release)}" for p in pdfs]
+    apart = [site / "zh", site / "learner", site / "dist", site / SCREENSHOT]
+    english = [p for p in tree(site) if not any(p == a or a in p.parents for a in apart)]
+    lines = [f"{size(tree(site))}  site/ (the Pages artifact), of which:"]
+    for edition, files, root in (("English", english, site), ("Chinese", tree(site / "zh"), site / "zh")):
+        pages = sum(p.suffix == ".html" for p in files)
+        lines.append(f"{size(files)}  {root.relative_to(release)}/ (the {edition} edition: {pages} HTML files)")
+        lines += [f"{size([p])}  {p.relative_to(release)}" for p in sorted((root / "lecture").glob("*.pdf"))]
     for language in learner.LANGUAGES:
         folder = site / "learner" / language
         with_outputs = sum(
             any(c.get("outputs") for c in read(p).cells if c.cell_type == "code") for p in folder.glob("*.ipynb")
         )
-        lines.append(f"{size(folder)}  {folder.relative_to(release)}/ ({with_outputs} notebooks with outputs)")
-    lines += [f"{size(p)}  {p.relative_to(release)}" for p in sorted((site / "dist").glob("*.whl"))]
+        lines.append(f"{size(tree(folder))}  {folder.relative_to(release)}/ ({with_outputs} notebooks with outputs)")
+    lines += [f"{size([p])}  {p.relative_to(release)}" for p in sorted((site / "dist").glob("*.whl"))]
     if (site / SCREENSHOT).is_file():
-        lines.append(f"{size(site / SCREENSHOT)}  {(site / SCREENSHOT).relative_to(release)}")
+        lines.append(f"{size([site / SCREENSHOT])}  {(site / SCREENSHOT).relative_to(release)}")
     held = ", ".join(sorted(p.name + ("/" if p.is_dir() else "") for p in notebooks.iterdir()))
-    lines.append(f"{size(notebooks)}  notebooks/ (the notebooks branch: {held})")
+    lines.append(f"{size(tree(notebooks))}  notebooks/ (the notebooks branch: {held})")
     return lines
 
 
