@@ -25,6 +25,8 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tools.notebook_format import QUIET_KERNEL
+
 ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder" / "requirements.txt"
 # what a kernel needs of the light environment; JupyterLab (the front end) runs no notebook code
@@ -114,7 +116,7 @@ def light_kernel(
     (kernels / "kernel.json").write_text(
         json.dumps(
             {
-                "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}", *QUIET_KERNEL],
                 "display_name": "light",
                 "language": "python",
             }
