@@ -94,7 +94,7 @@ def test_stages() -> list[Stage]:
         Stage(
             "kernel",
             [*PYTEST, "-m", "kernel"],
-            "the learner edition outside nbval, as a learner downloads it: English chapter 3, Chinese chapter 1, "
+            "the learner edition outside nbval, as a learner downloads it: English chapter 6, Chinese chapter 7b, "
             "helpers installed by the setup cell from a wheel served on 127.0.0.1",
             ok_codes=(0, 5),
         ),
