@@ -15,8 +15,8 @@ import nbformat
 from tools import learner, release
 
 
-def test_every_link_of_the_release_resolves_inside_it(built_site, tmp_path):
-    problems = release.assemble(built_site, tmp_path)
+def test_every_link_of_the_release_resolves_inside_it(built_site, browser, tmp_path):
+    problems = release.assemble(built_site, tmp_path, browser)
     assert not problems, "\n".join(problems[:20])
     count, problems = release.check_links(tmp_path)
     chapters = len(list((tmp_path / "notebooks" / "en").glob("*.ipynb")))

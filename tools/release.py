@@ -25,12 +25,14 @@ not resolve to a file the release holds (:func:`check_links`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import shutil
 import subprocess
 import sys
 from html import unescape
 from pathlib import Path
+from typing import Any
 
 from tools import learner
 from tools.browser import CHROMIUM_FLAGS, chromium, serve, settle
@@ -114,25 +116,29 @@ def write_notebooks_tree(out: Path, learner_folder: Path | None = None) -> Path:
     return out
 
 
-def screenshot(site: Path) -> Path:
-    """The landing page as a desktop reader first sees it (1280 x 800), from the built site."""
-    from playwright.sync_api import sync_playwright
-
+def screenshot(site: Path, browser: Any = None) -> Path:
+    """The landing page as a desktop reader first sees it (1280 x 800), from the built site, in ``browser``
+    (a Playwright browser; by default a Chromium of its own)."""
     path = site / SCREENSHOT
-    with serve(site) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 800}, color_scheme="light")
-            page.goto(f"{url}/book/index.html", wait_until="load")  # the root index.html only forwards here
-            settle(page)
-            page.screenshot(path=str(path))
-        finally:
-            browser.close()
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(serve(site))
+        if browser is None:
+            from playwright.sync_api import sync_playwright
+
+            playwright = stack.enter_context(sync_playwright())
+            browser = playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+            stack.callback(browser.close)
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, color_scheme="light")
+        page.goto(f"{url}/book/index.html", wait_until="load")  # the root index.html only forwards here
+        settle(page)
+        page.screenshot(path=str(path))
+        page.close()
     return path
 
 
-def assemble(html: Path = HTML, out: Path = RELEASE, with_screenshot: bool = True) -> list[str]:
-    """``out/site`` and ``out/notebooks`` from the built site; return what is wrong with them (nothing: [])."""
+def assemble(html: Path = HTML, out: Path = RELEASE, browser: Any = None) -> list[str]:
+    """``out/site`` and ``out/notebooks`` from the built site; return what is wrong with them (nothing: []).
+    ``browser``: the Playwright browser that photographs the landing page (by default, one of its own)."""
     if not (html / "index.html").is_file() or not (html / "zh" / "index.html").is_file():
         return [f"{html} holds no built site in both editions (make book)"]
     shutil.rmtree(out, ignore_errors=True)
@@ -140,8 +146,7 @@ def assemble(html: Path = HTML, out: Path = RELEASE, with_screenshot: bool = Tru
     shutil.copytree(html, site)
     build_wheel(site / "dist")
     write_notebooks_tree(out / "notebooks", site / "learner")
-    if with_screenshot:
-        screenshot(site)
+    screenshot(site, browser)
     count, problems = check_links(out)
     print(f"release: {count} launch, download, install and PDF links checked, {len(problems)} broken")
     return problems
