@@ -13,14 +13,15 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book test check setup browser execute chapter bench gpu-check slides lecture lab author-lab clean help tidy portability locale screenshots
+.PHONY: book release test check setup browser execute chapter bench gpu-check slides lecture lab author-lab clean help tidy portability locale screenshots
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
+	@echo "make release  what gets published, into _build/release: the site with every PDF, the learner notebooks, the wheel"
 	@echo "make test     the whole test suite: helpers, strict nbval, -W build, offline site in Chromium"
 	@echo "make screenshots  pictures of the built site for a reviewer, in _build/screenshots (no checks)"
 	@echo "make check    the edit loop (about a minute): lint, mypy, unit and static tests, changed notebooks"
-	@echo "make lab      open the learner notebooks in JupyterLab, in a light environment of its own (.venv-lab)"
+	@echo "make lab      open the learner notebooks in JupyterLab (EDITION=en or EDITION=zh_CN: one language), light env"
 	@echo "make author-lab  open the notebooks' MyST sources in JupyterLab, in the project's environment"
 	@echo "make execute  re-execute every notebook in place, or one: make execute NB=notebooks/03_softmax_saturation.ipynb"
 	@echo "make chapter NAME=09_x  start a chapter from the template (CONTRIBUTING.md, Adding a chapter)"
@@ -28,8 +29,8 @@ help:
 	@echo "make gpu-check  run every notebook on the available GPU (CUDA/MPS) and check its asserts"
 	@echo "make slides   build the site with its reveal.js decks (_build/html/slides, offline)"
 	@echo "make lecture  the lecture kit: decks, deck/cheat sheet/quiz PDFs (_build/html/lecture)"
-	@echo "make locale   refresh the Chinese edition's catalogs (locales/zh_CN) and notebooks after English edits"
-	@echo "make tidy     rewrite what is derived: folds, verdict boxes, the claims ledger page, the learner notebooks"
+	@echo "make locale   refresh the Chinese edition's catalogs (locales/zh_CN) after English edits"
+	@echo "make tidy     rewrite what is derived: folds, verdict boxes, the claims ledger page"
 	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
 
 $(INSTALLED): requirements.txt pyproject.toml
@@ -63,18 +64,29 @@ $(ACTIONLINT): tools/fetch_vendor.sh
 
 setup: $(INSTALLED) $(ROOT_ON_PATH) $(MATHJAX) $(REVEAL) $(AXE) $(ACTIONLINT)
 
-# Both editions: English at the root of the site, Chinese under zh/ (from locales/zh_CN).
+# Both editions: English at the root of the site, Chinese under zh/ (from locales/zh_CN). The
+# lecture kit's PDFs need Chromium: without it the site is built without them, and this says so.
 book: setup
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	$(BIN)/python -m tools.locale --build
 	@echo "The book: $(CURDIR)/_build/html/index.html (中文: $(CURDIR)/_build/html/zh/index.html)"
+	@test -f _build/html/lecture/lecture.pdf -a -f _build/html/zh/lecture/lecture.pdf || \
+		echo "make book: the lecture kit's PDFs were skipped (no Chromium; make browser installs it). make release needs them."
+
+# What gets published, into _build/release (tools/release.py): the site as `make book` builds it (the same
+# builds, reused) with every PDF of the lecture kit, the learner notebooks with outputs in both languages,
+# the helpers wheel, a screenshot of the landing page; and the tree of the branch `notebooks` that Colab and
+# Binder open. Without Chromium or the CJK font it fails first and says why. The Pages workflow runs this.
+release: setup browser
+	$(BIN)/python -m tools.release --preflight
+	@$(MAKE) --no-print-directory book
+	$(BIN)/python -m tools.release
 
 # After changing English prose: refresh the catalogs (changed messages turn fuzzy,
-# new ones untranslated) and the Chinese notebooks; then translate, and run again.
+# new ones untranslated); then translate, and run again.
 locale: setup
 	$(BIN)/python -m tools.locale
 	$(BIN)/python -m tools.lecture_catalog
-	$(BIN)/python -m tools.learner
 
 # Chromium for the browser tests, and a CJK font for the Chinese edition's pages, from the
 # system's packages where we may install them (without the recommended extras: Debian's
@@ -132,7 +144,7 @@ test-nbval-default:  # strict nbval, every notebook, at this machine's defaults 
 	@$(STAGE) -- $(BIN)/python -m tools.portability --points default --stamp
 test-nbval-changed:  # strict nbval at the default point, the notebooks whose stamp is stale
 	@$(STAGE) -- $(BIN)/python -m tools.portability --points default --changed --jobs 2
-test-kernel:  # notebooks run outside nbval: the simulated Colab install, the learner edition
+test-kernel:  # notebooks run outside nbval: the learner edition as a learner downloads it (setup cell, wheel)
 	@$(STAGE) --ok 0,5 -- $(PYTEST) -m kernel
 test-unit:  # unit tests of helpers, and the static checks of notebooks, ledger, catalogs
 	@$(STAGE) -- $(PYTEST) -m "$(UNIT)"
@@ -146,7 +158,6 @@ screenshots: setup browser
 
 tidy: setup
 	$(BIN)/python -m tools.tidy
-	$(BIN)/python -m tools.learner
 
 portability: setup
 	$(BIN)/python -m tools.portability
@@ -180,12 +191,15 @@ lecture: browser book
 	@echo "For teachers: $(CURDIR)/_build/html/book/teachers.html"
 	@echo "Lecture deck: $(CURDIR)/_build/html/slides/lecture.html; PDFs: $(CURDIR)/_build/html/lecture/"
 
-# The learner's route: only Python. A light environment of its own, from binder/requirements.txt
-# (torch's CPU build, matplotlib, JupyterLab and the book's helpers): no npm, no Chromium, none of
-# the authoring and test stack. It opens the learner edition, which plain JupyterLab renders.
-# PyTorch's CPU builds of macOS carry no "+cpu" in their version.
+# The learner's route: the learner edition (_build/release/notebooks: en/, zh_CN/), built here from the
+# sources with the project's environment where `make release` has not built it, opened in a light
+# environment of its own from binder/requirements.txt (torch's CPU build, matplotlib, JupyterLab and the
+# book's helpers): no npm, no Chromium, none of the authoring and test stack. `make lab` opens both
+# languages; `make lab EDITION=zh_CN` (or en) one. PyTorch's CPU builds of macOS carry no "+cpu".
 LAB_VENV := .venv-lab
 LAB_INSTALLED := $(LAB_VENV)/.installed
+LEARNER_TREE := _build/release/notebooks
+EDITION ?=
 
 $(LAB_INSTALLED): binder/requirements.txt pyproject.toml $(wildcard helpers/*.py)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "Python >= 3.10 is needed"; exit 1; }
@@ -195,8 +209,12 @@ $(LAB_INSTALLED): binder/requirements.txt pyproject.toml $(wildcard helpers/*.py
 	$(LAB_VENV)/bin/python -m pip install --quiet -r $(LAB_VENV)/requirements.txt
 	touch $@
 
-lab: $(LAB_INSTALLED)
-	$(LAB_VENV)/bin/jupyter lab learner/en/ $(if $(filter 0,$(shell id -u)),--allow-root)
+$(LEARNER_TREE)/README.md: $(INSTALLED) $(NOTEBOOKS) $(wildcard locales/zh_CN/LC_MESSAGES/*.po locales/zh_CN/LC_MESSAGES/notebooks/*.po) tools/learner.py
+	$(BIN)/python -m tools.release --notebooks
+
+lab: $(LAB_INSTALLED) $(LEARNER_TREE)/README.md
+	@test -z "$(EDITION)" -o -d "$(LEARNER_TREE)/$(EDITION)" || { echo "EDITION is en or zh_CN (or unset: both)"; exit 1; }
+	$(LAB_VENV)/bin/jupyter lab $(LEARNER_TREE)/$(EDITION) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # For authors: the MyST sources in the project's full environment (they show raw MyST in JupyterLab).
 author-lab: setup

@@ -126,7 +126,8 @@ def test_glue_outside_ipython_displays_nothing(monkeypatch):
     monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append((a, k)))
     helpers.glue("x", 1.0, digits=2)
     assert shown == []
-    assert _captured_displays(monkeypatch, helpers.glue, "x", 1.0, 2), "inside IPython the same call displays"
+    monkeypatch.undo()
+    assert _captured_displays(helpers.glue, "x", 1.0, 2), "inside IPython the same call displays"
 
 
 @pytest.mark.parametrize("args, error", [(("", 1.0), TypeError), ((3, 1.0), TypeError), (("x", "a", 2), TypeError)])

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import nbformat
 
-from tools.colab_cell import refresh_setup_cell
 from tools.helpers_index import chapter_label
 from tools.notebook_format import ROOT, chapter_notebooks
 from tools.slides import set_slide_types
@@ -154,7 +153,8 @@ The answer.
 
 
 def chapter(stem: str, title: str) -> nbformat.NotebookNode:
-    """The new chapter's notebook, tidy (setup cell, slide types, folds) but not executed."""
+    """The new chapter's notebook, tidy (slide types, folds) but not executed. (The learner edition's
+    setup cell is written by the release, ``tools/learner.py``.)"""
     text = markdown(stem, title)
     figure = text["figure"]
     new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
@@ -186,7 +186,6 @@ def chapter(stem: str, title: str) -> nbformat.NotebookNode:
     ]
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata = nbformat.read(chapter_notebooks()[0], as_version=4).metadata  # the kernel the book runs
-    refresh_setup_cell(notebook)
     set_slide_types(notebook)
     return notebook
 

@@ -4,7 +4,7 @@ The tools (``tools/``), the Sphinx extensions (``book/_ext/``) and the tests
 import this module instead of spelling the same facts again: where the
 notebooks are and in which order (``_toc.yml``), how a glued value is stored in
 an output, how prose quotes it (the glue roles: ``parse_glue_role``), which cell
-is the Colab setup cell, and which code cells are *plumbing* (they only assert or
+starts the learner notebooks' setup cell, and which code cells are *plumbing* (they only assert or
 glue, and the page folds them away).
 """
 
@@ -41,7 +41,7 @@ ZH_TOOLTIP_STYLE = "plain_without_notes"
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
-COLAB_MARKER = "# Setup:"  # the first line of the setup cell (tools/colab_cell.py)
+COLAB_MARKER = "# Setup:"  # the first line of the learner notebooks' setup cell (tools/learner.py)
 FOLD_TAGS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
 # A local kernel says at start that it talks over TCP without encryption; in our tools' output that is noise.
 QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]

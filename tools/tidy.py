@@ -5,8 +5,6 @@
 
 What it writes, never touching outputs:
 
-- **The setup cell**, first code cell of every notebook (``colab_cell.py``; it
-  prints nothing in the book's environment, so a changed one needs no re-execution).
 - **Slide types** of every cell, by one rule (``slides.py``).
 - **Folds**: every *plumbing* cell (it only asserts or glues, see
   ``notebook_format.is_plumbing``) carries ``hide-input`` unless it already
@@ -18,8 +16,8 @@ What it writes, never touching outputs:
 
 The claims part (reading, the rubric, rendering) lives in ``tools/claims.py``.
 
-What changes is metadata or markdown: no re-execution needed. ``make tidy`` then
-regenerates the learner edition (``python -m tools.learner``).
+What changes is metadata or markdown: no re-execution needed. (The learner edition and its
+setup cell are build products: ``tools/learner.py``.)
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ import sys
 import nbformat
 
 from tools import claims
-from tools.colab_cell import refresh_setup_cell
 from tools.notebook_format import FOLD_TAGS, ROOT, chapter_notebooks, is_plumbing, read, tags
 from tools.slides import set_slide_types
 
@@ -38,8 +35,6 @@ from tools.slides import set_slide_types
 def tidy_notebook(notebook: nbformat.NotebookNode, ledger: dict[str, claims.Entry]) -> list[str]:
     """Bring one notebook in step, in memory; return what changed."""
     changes = []
-    if refresh_setup_cell(notebook):
-        changes.append("setup cell refreshed (tools/colab_cell.py; its output stays empty here)")
     if set_slide_types(notebook):
         changes.append("slide types set")
     for index, cell in enumerate(notebook.cells):
