@@ -4,6 +4,11 @@ Notebooks run under strict nbval only when asked for: ``pytest notebooks/03_soft
 (or ``pytest notebooks``) turns ``--nbval`` on by itself, as does an explicit ``--nbval``; a bare
 ``pytest`` collects ``tests/`` only. ``make test`` runs every notebook at two points of the
 portability matrix (tools/suite.py), ``make check`` those whose code, outputs or helpers changed.
+
+Build-only cells (tagged ``remove-cell``, importing the build side: ``from tools import figures``) draw the
+figures' other layouts and Chinese copies; nbval compares none of their outputs. With
+``BOOK_NBVAL_BUILD_CELLS=skip`` (the portability matrix's second point, ``ci-second``) nbval skips them: they
+compute no number, and the default point runs every one of them.
 """
 
 from __future__ import annotations
@@ -42,6 +47,11 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    from tools.notebook_format import is_build_only
+
+    skip_build = os.environ.get("BOOK_NBVAL_BUILD_CELLS") == "skip"
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.notebook)
+            if skip_build and is_build_only(item.cell):
+                item.options["skip"] = True  # nbval's own skip (the nbval-skip tag), for this run only

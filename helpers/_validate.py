@@ -1,20 +1,14 @@
-"""Argument checks shared by the public functions of helpers (private to the package).
+"""The argument checks of helpers' public functions, in one place (private to the package).
 
-One rule: a wrong type raises ``TypeError``, a wrong value ``ValueError``, and
-the message names the argument. Each public function calls these once, at its
-top, so that the rest of its body is the computation alone. A check returns the
-value it accepted (as a plain ``int`` or ``float`` where it converts one). Here:
-the primitives (numbers, seeds, scales, collections, tensors) and attention's
-boundary (query, key, value and mask); a check that one function needs sits
-beside that function instead.
-
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
+A wrong type raises ``TypeError``, a wrong value ``ValueError``, and the message names the argument. Each public
+function calls these once, at its top, so that the rest of its body is the computation. A check returns the value it
+accepted (as a plain ``int`` or ``float`` where it converts one).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sized
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from numbers import Integral, Real
 from typing import Any, TypeVar
 
@@ -22,9 +16,7 @@ import torch
 from torch import Tensor
 
 T = TypeVar("T")
-
-# The layout of attention's arguments, for messages.
-SEQUENCE = " (..., length, features)"
+SEQUENCE = " (..., length, features)"  # the layout of attention's arguments, for messages
 
 
 def _listed(words: Iterable[object]) -> str:
@@ -33,11 +25,10 @@ def _listed(words: Iterable[object]) -> str:
     return f"{', '.join(rest)} and {last}" if rest else last
 
 
-# ---- plain values ------------------------------------------------------------------------
+# ---- plain values
 
 
 def instance(name: str, value: object, types: type[T] | tuple[type[T], ...], what: str) -> T:
-    """``value`` if it is an instance of ``types`` (``what`` names them in words)."""
     if not isinstance(value, types):
         raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
     return value
@@ -51,6 +42,13 @@ def string(name: str, value: object) -> str:
     return instance(name, value, str, "a str")
 
 
+def text(name: str, value: object) -> str:
+    """A non-empty str (an empty one is a TypeError too)."""
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"{name} must be a non-empty str, got {value!r}")
+    return value
+
+
 def one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
     choice = string(name, value)
     if choice not in choices:
@@ -59,42 +57,32 @@ def one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
 
 
 def _numeric(name: str, value: object, kind: type, what: str) -> Any:
-    """``value`` if it is a ``kind`` (Integral or Real) other than a bool."""
-    if isinstance(value, bool) or not isinstance(value, kind):
+    if isinstance(value, bool) or not isinstance(value, kind):  # a bool is not a number here
         raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
     return value
 
 
-def _int(name: str, value: object) -> int:
-    """``value`` as an int if it is an integer (a NumPy integer is, a bool is not)."""
-    return int(_numeric(name, value, Integral, "an int"))
-
-
-def integer(name: str, value: object, lo: int, hi: int | None = None, why: str = "") -> int:
-    """``value`` as an int if ``lo <= value`` (and ``value < hi`` when ``hi`` is given)."""
-    n = _int(name, value)
+def integer(name: str, value: object, lo: int = 1, hi: int | None = None, why: str = "") -> int:
+    """An int (a NumPy integer is one) with ``lo <= value`` (and ``value < hi``)."""
+    n = int(_numeric(name, value, Integral, "an int"))
     if n < lo or (hi is not None and n >= hi):
-        bounds = f">= {lo}" if hi is None else f"in [{lo}, {hi})"
-        raise ValueError(f"{name} must be {bounds}{why}, got {n}")
+        raise ValueError(f"{name} must be {f'>= {lo}' if hi is None else f'in [{lo}, {hi})'}{why}, got {n}")
     return n
 
 
 def positive_int(name: str, value: object) -> int:
-    return integer(name, value, 1)
+    return integer(name, value)
 
 
 def positive_ints(**values: object) -> None:
     """Every keyword an int >= 1: the sizes of a model or of a batch."""
     for name, value in values.items():
-        positive_int(name, value)
+        integer(name, value)
 
 
 def seed(name: str, value: object) -> int:
-    """The package's one seed rule: an int in [0, 2**32), which NumPy's generator accepts too."""
-    n = _int(name, value)
-    if not 0 <= n < 2**32:
-        raise ValueError(f"{name} must be in [0, 2**32), got {n}")
-    return n
+    """The one seed rule: an int in [0, 2**32), which NumPy's generator accepts too."""
+    return integer(name, value, 0, 2**32)
 
 
 def at_most(name: str, value: int, limit_name: str, limit: int, why: str) -> None:
@@ -103,12 +91,11 @@ def at_most(name: str, value: int, limit_name: str, limit: int, why: str) -> Non
 
 
 def number(name: str, value: object) -> float:
-    """``value`` as a float if it is a real number (a bool is not)."""
     return float(_numeric(name, value, Real, "a real number"))
 
 
 def real(name: str, value: object, lo: float, hi: float, *, exclusive: bool = False) -> float:
-    """``value`` as a float if it lies in [lo, hi], or in (lo, hi) when ``exclusive``."""
+    """A float in [lo, hi], or in (lo, hi) when ``exclusive``."""
     x = number(name, value)
     if not (lo < x < hi if exclusive else lo <= x <= hi):  # NaN fails too
         left, right = "()" if exclusive else "[]"
@@ -124,7 +111,7 @@ def positive_real(name: str, value: object) -> float:
 
 
 def optional_scale(name: str, value: object) -> float | None:
-    """``None`` (the default scale), or a finite multiplier > 0 as a float."""
+    """``None`` (the default scale), or a finite multiplier > 0."""
     if value is None:
         return None
     _numeric(name, value, Real, "a real number or None")
@@ -132,20 +119,34 @@ def optional_scale(name: str, value: object) -> float | None:
 
 
 def scale(name: str, value: object, default: float) -> float:
-    """A multiplier of the attention logits: ``value`` checked as above, or ``default`` where it is None."""
+    """A multiplier of the attention logits, ``default`` where it is None."""
     checked = optional_scale(name, value)
     return default if checked is None else checked
 
 
-# ---- collections -------------------------------------------------------------------------
+def band(name: str, value: object) -> tuple[float, float]:
+    """A finite ``(low, high)`` with ``low <= high``; a pair of the wrong length is a TypeError."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"{name} must be a (low, high) pair of numbers, got {value!r}")
+    low, high = (number(name, x) for x in value)
+    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+        raise ValueError(f"{name} must be finite with low <= high, got {value!r}")
+    return low, high
+
+
+# ---- collections
+
+
+def sequence(name: str, value: object) -> Sequence[Any]:
+    """A list, a tuple or another sequence, but not a string."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a sequence, got {type(value).__name__}")
+    return value
 
 
 def each(name: str, values: object, check: Callable[[str, object], T]) -> list[T]:
-    """Every entry of ``values``, accepted by ``check`` under the name ``name[i]``.
-
-    ``values``: a list, a tuple, a 1-D tensor or array, or any other iterable
-    but a string or a mapping; not empty.
-    """
+    """Every entry of ``values`` (a non-empty list, tuple, 1-D tensor or array, or other iterable but a
+    string or a mapping), accepted by ``check`` under the name ``name[i]``."""
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise TypeError(f"{name} must be a sequence, got {type(values).__name__}")
     items: Any = values
@@ -159,17 +160,21 @@ def each(name: str, values: object, check: Callable[[str, object], T]) -> list[T
     return [check(f"{name}[{i}]", value) for i, value in enumerate(entries)]
 
 
+def length(name: str, value: Sized, n: int, what: str) -> None:
+    if len(value) != n:
+        raise ValueError(f"{name} must hold {n} value{'s' * (n != 1)} ({what}), got {value!r}")
+
+
 def same_length(what: str, **values: Sized) -> None:
     lengths = [len(value) for value in values.values()]
     if len(set(lengths)) > 1:
         raise ValueError(f"{_listed(values)} must have one entry per {what}, got lengths {_listed(lengths)}")
 
 
-# ---- tensors -----------------------------------------------------------------------------
+# ---- tensors
 
 
 def tensor(name: str, value: object, dtype: torch.dtype | None = None) -> Tensor:
-    """``value`` if it is a torch.Tensor (of ``dtype``, when one is given)."""
     t = instance(name, value, Tensor, "a torch.Tensor")
     if dtype is not None and t.dtype != dtype:
         raise TypeError(f"{name} must have dtype {dtype}, got {t.dtype}")
@@ -177,7 +182,7 @@ def tensor(name: str, value: object, dtype: torch.dtype | None = None) -> Tensor
 
 
 def float_tensor(name: str, value: object, min_dim: int = 0, layout: str = "") -> Tensor:
-    """``value`` if it is a floating-point tensor with at least ``min_dim`` dimensions."""
+    """A floating-point tensor with at least ``min_dim`` dimensions."""
     t = tensor(name, value)
     if not t.is_floating_point():
         raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
@@ -197,25 +202,15 @@ def shape(name: str, value: Tensor, expected: tuple[int, ...], layout: str) -> N
         raise ValueError(f"{name} must have shape {layout} = {expected}, got {tuple(value.shape)}")
 
 
-def same_dtype(name: str, value: Tensor, ref_name: str, ref: Tensor) -> None:
+def like(name: str, value: Tensor, ref_name: str, ref: Tensor) -> None:
+    """``value`` in the dtype and on the device of ``ref``."""
     if value.dtype != ref.dtype:
         raise TypeError(f"{name} must have the dtype of {ref_name} ({ref.dtype}), got {value.dtype}")
-
-
-def same_device(name: str, value: Tensor, ref_name: str, ref: Tensor) -> None:
     if value.device != ref.device:
         raise ValueError(f"{name} must be on the device of {ref_name} ({ref.device}), got {value.device}")
 
 
-def same_size(dim: int, what: str, **tensors: Tensor) -> None:
-    """The tensors have one size along ``dim`` (``what`` names that size)."""
-    if len({t.shape[dim] for t in tensors.values()}) > 1:
-        got = _listed(f"{name} {tuple(t.shape)}" for name, t in tensors.items())
-        raise ValueError(f"{_listed(tensors)} must have the same {what}, got {got}")
-
-
 def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The broadcast of ``shapes``, or None where they do not broadcast."""
     try:
         return tuple(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]  # unannotated in torch
     except RuntimeError:
@@ -229,7 +224,16 @@ def broadcastable(name: str, value: Tensor, to: str, target: tuple[int, ...], *,
         raise ValueError(f"{name} of shape {tuple(value.shape)} does not broadcast to {to} of shape {target}")
 
 
-def batch_dims(**tensors: Tensor) -> tuple[int, ...]:
+# ---- attention's arguments: query (..., L, E), key (..., S, E), value (..., S, E_v)
+
+
+def _same_size(dim: int, what: str, **tensors: Tensor) -> None:
+    if len({t.shape[dim] for t in tensors.values()}) > 1:
+        got = _listed(f"{name} {tuple(t.shape)}" for name, t in tensors.items())
+        raise ValueError(f"{_listed(tensors)} must have the same {what}, got {got}")
+
+
+def _batch_dims(**tensors: Tensor) -> tuple[int, ...]:
     """The broadcast of the tensors' batch dimensions (all but the last two)."""
     batch = _broadcast(*(tuple(t.shape[:-2]) for t in tensors.values()))
     if batch is None:
@@ -238,30 +242,16 @@ def batch_dims(**tensors: Tensor) -> tuple[int, ...]:
     return batch
 
 
-# ---- attention's arguments -------------------------------------------------------------
-
-
-def _like_query(name: str, value: Tensor, query: Tensor) -> None:
-    """``value`` (..., length, features) in the dtype and on the device of ``query``."""
-    float_tensor(name, value, 2, SEQUENCE)
-    same_dtype(name, value, "query", query)
-    same_device(name, value, "query", query)
-
-
-def query_key(query: Tensor, key: Tensor) -> tuple[int, ...]:
-    """query (..., L, E) and key (..., S, E); returns their broadcast batch shape."""
-    float_tensor("query", query, 2, SEQUENCE)
-    _like_query("key", key, query)
-    same_size(-1, "last dimension d_k", query=query, key=key)
-    return batch_dims(query=query, key=key)
-
-
-def query_key_value(query: Tensor, key: Tensor, value: Tensor) -> tuple[int, ...]:
-    """query (..., L, E), key (..., S, E) and value (..., S, E_v); returns their broadcast batch shape."""
-    query_key(query, key)
-    _like_query("value", value, query)
-    same_size(-2, "length S (dimension -2)", key=key, value=value)
-    return batch_dims(query=query, key=key, value=value)
+def query_key(query: Tensor, key: Tensor, value: Tensor | None = None) -> tuple[int, ...]:
+    """query (..., L, E), key (..., S, E) and, where given, value (..., S, E_v); their broadcast batch shape."""
+    tensors = {"query": query, "key": key} | ({} if value is None else {"value": value})
+    for name, t in tensors.items():
+        float_tensor(name, t, 2, SEQUENCE)
+        like(name, t, "query", query)
+    _same_size(-1, "last dimension d_k", query=query, key=key)
+    if value is not None:
+        _same_size(-2, "length S (dimension -2)", key=key, value=value)
+    return _batch_dims(**tensors)
 
 
 def attn_mask(mask: Tensor | None, is_causal: bool, query: Tensor, logits_shape: tuple[int, ...]) -> None:
@@ -274,7 +264,8 @@ def attn_mask(mask: Tensor | None, is_causal: bool, query: Tensor, logits_shape:
     instance("attn_mask", mask, Tensor, "a torch.Tensor or None")
     if mask.dtype != torch.bool and mask.dtype != query.dtype:
         raise TypeError(f"attn_mask must be bool or have the dtype of query ({query.dtype}), got {mask.dtype}")
-    same_device("attn_mask", mask, "query", query)
+    if mask.device != query.device:
+        raise ValueError(f"attn_mask must be on the device of query ({query.device}), got {mask.device}")
     broadcastable("attn_mask", mask, "the attention logits (..., L, S)", logits_shape, exact=True)
 
 

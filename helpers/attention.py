@@ -5,16 +5,12 @@ This is the computation the book is about:
     weights = softmax(query @ key^T * scale + mask)      # (..., L, S)
     output  = weights @ value                            # (..., L, E_v)
 
-with ``scale = 1 / sqrt(E)`` by default, where ``E = query.shape[-1]`` is the
-width d_k that the dot product sums over. Shapes follow
-``torch.nn.functional.scaled_dot_product_attention``: ``L`` is the number of
-queries, ``S`` the number of keys, and any leading batch or head dimensions
-``...`` broadcast against each other.
+with ``scale = 1 / sqrt(E)`` by default, where ``E = query.shape[-1]`` is the width d_k that the dot product sums
+over. Shapes follow ``torch.nn.functional.scaled_dot_product_attention``: ``L`` is the number of queries, ``S`` the
+number of keys, and any leading batch or head dimensions ``...`` broadcast against each other.
 
-Two deliberately wrong versions sit beside the correct one, so that the book
-can run and measure the two classic beginner mistakes.
-
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
+Two deliberately wrong versions sit beside the correct one, so that the book can run and measure the two classic
+beginner mistakes.
 """
 
 from __future__ import annotations
@@ -27,11 +23,9 @@ from torch import Tensor
 from helpers import _validate as check
 
 __all__ = [
-    "attention_logits",
-    "scaled_dot_product_attention",
-    "buggy_attention_no_scale",
+    "attention_logits", "scaled_dot_product_attention", "buggy_attention_no_scale",
     "buggy_attention_scale_after_softmax",
-]
+]  # fmt: skip
 
 
 def attention_logits(query: Tensor, key: Tensor, scale: float | None = None) -> Tensor:
@@ -60,25 +54,22 @@ def scaled_dot_product_attention(
 ) -> tuple[Tensor, Tensor]:
     """softmax(Q K^T * scale + mask) V, step by step; returns the weights too.
 
-    Same semantics as ``torch.nn.functional.scaled_dot_product_attention`` for
-    these arguments.
+    Same semantics as ``torch.nn.functional.scaled_dot_product_attention`` for these arguments.
 
     Args:
         query: (..., L, E) queries.
         key: (..., S, E) keys.
         value: (..., S, E_v) values.
-        attn_mask: optional mask broadcastable to (..., L, S). A bool mask marks
-            with True the keys that take part; a float mask (dtype of ``query``)
-            is added to the logits.
-        is_causal: query i sees keys 0..i only (the top-left lower triangle).
-            Cannot be combined with ``attn_mask``.
+        attn_mask: optional mask broadcastable to (..., L, S). A bool mask marks with True the keys that take part;
+            a float mask (dtype of ``query``) is added to the logits.
+        is_causal: query i sees keys 0..i only (the top-left lower triangle). Cannot be combined with ``attn_mask``.
         scale: multiplier of the logits; ``None`` means ``1 / sqrt(E)``.
 
     Returns:
-        ``(output, weights)``: output (..., L, E_v) and the attention weights
-        (..., L, S), each row a probability distribution over the S keys.
+        ``(output, weights)``: output (..., L, E_v) and the attention weights (..., L, S), each row a probability
+        distribution over the S keys.
     """
-    batch = check.query_key_value(query, key, value)
+    batch = check.query_key(query, key, value)
     L, S = query.shape[-2], key.shape[-2]
     check.attn_mask(attn_mask, is_causal, query, (*batch, L, S))
     scale = check.scale("scale", scale, default=1.0 / math.sqrt(query.shape[-1]))
@@ -103,8 +94,8 @@ def scaled_dot_product_attention(
 def buggy_attention_no_scale(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
     """BUG for teaching: softmax(Q K^T) V, the scale forgotten.
 
-    Args: query (..., L, E), key (..., S, E), value (..., S, E_v).
-    Returns: ``(output, weights)`` of shapes (..., L, E_v) and (..., L, S).
+    Args: query (..., L, E), key (..., S, E), value (..., S, E_v). Returns: ``(output, weights)`` of shapes (..., L,
+    E_v) and (..., L, S).
     """
     return scaled_dot_product_attention(query, key, value, scale=1.0)
 
@@ -112,9 +103,8 @@ def buggy_attention_no_scale(query: Tensor, key: Tensor, value: Tensor) -> tuple
 def buggy_attention_scale_after_softmax(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
     """BUG for teaching: softmax(Q K^T) / sqrt(E) V, the scale applied after softmax.
 
-    Args: query (..., L, E), key (..., S, E), value (..., S, E_v).
-    Returns: ``(output, weights)`` of shapes (..., L, E_v) and (..., L, S);
-    the weight rows sum to ``1 / sqrt(E)`` instead of 1.
+    Args: query (..., L, E), key (..., S, E), value (..., S, E_v). Returns: ``(output, weights)`` of shapes (..., L,
+    E_v) and (..., L, S); the weight rows sum to ``1 / sqrt(E)`` instead of 1.
     """
     _, weights = buggy_attention_no_scale(query, key, value)
     weights = weights / math.sqrt(query.shape[-1])

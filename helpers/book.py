@@ -1,13 +1,9 @@
-"""Hand results from a notebook to the book's prose: glued numbers and results tables.
-
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
-"""
+"""Hand results from a notebook to the book's prose: glued numbers and results tables."""
 
 from __future__ import annotations
 
 import html
-import math
-from collections.abc import Callable, Sequence, Sized
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from helpers import _validate as check
@@ -25,35 +21,32 @@ GLUE_PREFIX = "application/papermill.record/"
 def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float, float] | None = None) -> None:
     """Store ``value`` under ``name`` for ``{glue:text}`` / ``{glue:figure}`` in the book.
 
-    Numbers are rounded first with ``round(value, digits)`` (``digits <= 0``
-    gives an int: ``-1`` rounds to tens, ``-2`` to hundreds), so that what the
-    page shows, and what strict nbval compares, is stable across machines and
-    CPU code paths.
+    Numbers are rounded first with ``round(value, digits)`` (``digits <= 0`` gives an int: ``-1`` rounds to tens),
+    so that what the page shows, and what strict nbval compares, is stable across machines and CPU code paths. A
+    list of numbers is glued as a list, each rounded alike.
 
     Two kinds of published number, two checks:
 
-    * a deterministic result (no ``band``) is compared exactly by strict nbval,
-      so its cell must not be tagged ``nbval-ignore-output``;
-    * a statistic of a chaotic process (a training run) may move in its last
-      digits from one machine to another. Its cell is tagged
-      ``nbval-ignore-output`` and the number carries ``band=(low, high)``: the
-      rounded value must lie in that closed interval on every fresh run, or
-      ``glue`` raises ``AssertionError``. Declare the band beside the call, from
-      the spread measured over the portability matrix.
+    * a deterministic result (no ``band``) is compared exactly by strict nbval, so its cell must not be tagged
+      ``nbval-ignore-output``;
+    * a statistic of a chaotic process (a training run) may move in its last digits from one machine to another. Its
+      cell is tagged ``nbval-ignore-output`` and the number carries ``band=(low, high)``: the rounded value (each
+      value of a list) must lie in that closed interval on every fresh run, or ``glue`` raises ``AssertionError``.
+      Declare the band beside the call, from the spread measured over the portability matrix.
 
-    Nothing is shown in the notebook and nothing is returned, so a glue call at
-    the end of a cell adds no visible output. Outside IPython only the band is
-    checked.
+    Nothing is shown and nothing is returned, so a glue call at the end of a cell adds no visible output. Outside
+    IPython only the band is checked.
     """
-    _text("name", name)
-    if digits is not None:
-        number = check.number("value", value)  # digits needs a number
-        value = round(number, digits) if digits > 0 else int(round(number, digits))
+    check.text("name", name)
+    if isinstance(value, list) and (digits is not None or band is not None):
+        value = [_rounded(f"value[{i}]", v, digits) for i, v in enumerate(value)]
+    elif digits is not None or band is not None:
+        value = _rounded("value", value, digits)  # digits and band need a number
     if band is not None:
-        low, high = _band("band", band)
-        check.number("value", value)  # band needs a number
-        if not low <= value <= high:  # NaN fails too
-            raise AssertionError(f"glued {name} = {value} lies outside its declared band [{low}, {high}]")
+        low, high = check.band("band", band)
+        for number in value if isinstance(value, list) else [value]:
+            if not low <= number <= high:  # NaN fails too
+                raise AssertionError(f"glued {name} = {number} lies outside its declared band [{low}, {high}]")
     try:
         from IPython import get_ipython
         from IPython.core.formatters import format_display_data
@@ -70,12 +63,19 @@ def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float,
     display(records, raw=True, metadata=metadata)  # type: ignore[no-untyped-call]  # unannotated in IPython
 
 
+def _rounded(name: str, value: Any, digits: int | None) -> Any:
+    """``value`` checked as a number and rounded to ``digits`` (an int where ``digits <= 0``)."""
+    number = check.number(name, value)
+    if digits is None:
+        return value
+    return round(number, digits) if digits > 0 else int(round(number, digits))
+
+
 def figure_png(figure: Any) -> Any:
     """A matplotlib figure as the notebook shows it (a tight PNG at the book's DPI), drawn once and closed.
 
-    Ending a cell with the returned ``IPython.display.Image`` shows it; gluing the same object
-    (``glue(name, image)``) publishes the same bytes, so a figure that is both shown and glued
-    is rendered once instead of twice.
+    Ending a cell with the returned ``IPython.display.Image`` shows it; gluing the same object (``glue(name,
+    image)``) publishes the same bytes, so a figure that is both shown and glued is rendered once instead of twice.
     """
     import matplotlib.pyplot as plt
     from IPython.core.pylabtools import print_figure
@@ -92,9 +92,8 @@ Format = str | Callable[[Any], str]
 class Table:
     """A captioned results table: HTML in the book and in JupyterLab, aligned text in a terminal.
 
-    Build it with :func:`table`. In a notebook, a ``Table`` that ends a cell is
-    displayed; strict nbval compares both its HTML and its text, so format
-    every number at a precision that is stable across machines.
+    Build it with :func:`table`. In a notebook, a ``Table`` that ends a cell is displayed; strict nbval compares
+    both its HTML and its text, so format every number at a precision that is stable across machines.
     """
 
     def __init__(self, cells: list[list[str]], columns: list[str], caption: str, align: list[str]) -> None:
@@ -133,28 +132,27 @@ def table(
     """A results table with a caption, for every table of results in the book.
 
     Args:
-        rows: one sequence per row, ``len(columns)`` values each. Strings are
-            shown as they are; numbers go through ``formats``.
+        rows: one sequence per row, ``len(columns)`` values each. Strings are shown as they are; numbers go through
+            ``formats``.
         columns: the column headers, with units (e.g. ``"loss (nats)"``).
         caption: one sentence that says what the table shows (seeds, settings).
-        formats: a format spec for every number (``".2f"``), or one per column
-            (``None`` for the default ``".3g"``), or callables.
+        formats: a format spec for every number (``".2f"``), or one per column (``None`` for the default ``".3g"``),
+            or callables.
 
     Returns:
-        A :class:`Table`; end a cell with it to display it. The first column
-        (row labels) and every column that holds text are left-aligned, columns
-        of numbers right-aligned.
+        A :class:`Table`; end a cell with it to display it. The first column (row labels) and every column that
+        holds text are left-aligned, columns of numbers right-aligned.
     """
-    _text("caption", caption)
+    check.text("caption", caption)
     columns = check.each("columns", columns, check.string)
     n = len(columns)
     if formats is None or isinstance(formats, str) or callable(formats):
         per_column: list[Format | None] = [formats] * n
     else:
         per_column = list(formats)
-        _length("formats", per_column, n)
-    for i, values in enumerate(_sequence("rows", rows)):
-        _length(f"rows[{i}]", _sequence(f"rows[{i}]", values), n)
+        check.length("formats", per_column, n, "one per column")
+    for i, values in enumerate(check.sequence("rows", rows)):
+        check.length(f"rows[{i}]", check.sequence(f"rows[{i}]", values), n, "one per column")
     cells = []
     numeric = [True] * n
     for values in rows:
@@ -172,35 +170,3 @@ def _format(value: Any, spec: Format | None) -> str:
     if callable(spec):
         return spec(value)
     return format(value, spec or ".3g")
-
-
-# ---- the checks of glue's and table's arguments (helpers/_validate.py has the shared ones)
-
-
-def _text(name: str, value: object) -> str:
-    """A non-empty str. An empty one raises TypeError too: tests/test_device_style_glue.py pins that."""
-    if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"{name} must be a non-empty str, got {value!r}")
-    return value
-
-
-def _band(name: str, value: object) -> tuple[float, float]:
-    """A finite ``(low, high)`` with ``low <= high``. A pair of the wrong length is a TypeError (pinned by tests)."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise TypeError(f"{name} must be a (low, high) pair of numbers, got {value!r}")
-    low, high = (check.number(name, x) for x in value)
-    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
-        raise ValueError(f"{name} must be finite with low <= high, got {value!r}")
-    return low, high
-
-
-def _sequence(name: str, value: object) -> Sequence[Any]:
-    """A list, a tuple or another sequence, but not a string."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a sequence, got {type(value).__name__}")
-    return value
-
-
-def _length(name: str, value: Sized, n: int) -> None:
-    if len(value) != n:
-        raise ValueError(f"{name} must hold {n} value{'s' * (n != 1)} (one per column), got {value!r}")

@@ -1,10 +1,8 @@
 """Reading a training curve: the step at which a run reached an accuracy, and a smoothed curve to plot.
 
-Both take one run (a :class:`helpers.TrainHistory`, lists of floats) or many at once
-(a :class:`helpers.recall_runs.RunsHistory` or an (R, steps) tensor, from
-:func:`helpers.train_recall_runs`) and apply the same rule to each.
-
-Chapters: 5, 6, 7, 8.
+Both take one run (a :class:`helpers.TrainHistory`, lists of floats) or many at once (a
+:class:`helpers.recall_runs.RunsHistory` or an (R, steps) tensor, from :func:`helpers.train_recall_runs`) and apply
+the same rule to each.
 """
 
 from __future__ import annotations
@@ -34,8 +32,8 @@ def steps_to_accuracy(
     """The first step at which the accuracy, averaged over the last ``window`` steps, reaches ``target``.
 
     Args:
-        history: a :class:`TrainHistory` (one run), or many runs at once: a
-            :class:`RunsHistory` or an (R, steps) accuracy tensor.
+        history: a :class:`TrainHistory` (one run), or many runs at once: a :class:`RunsHistory` or an (R, steps)
+            accuracy tensor.
         target: accuracy in [0, 1].
         window: length of the running mean (steps); the first possible answer is ``window``.
 

@@ -1,7 +1,4 @@
-"""Where the notebooks compute, and how they stay reproducible.
-
-Chapters: 1, 2, 3, 4, 5, 6, 7, 7b, 8.
-"""
+"""Where the notebooks compute, and how they stay reproducible."""
 
 from __future__ import annotations
 
@@ -23,8 +20,8 @@ def _mps_available() -> bool:
 def get_device() -> torch.device:
     """The accelerator to compute on: CUDA, then Apple MPS, then the CPU.
 
-    The environment variable ``BOOK_DEVICE`` (for example ``BOOK_DEVICE=cpu``)
-    forces a device; asking for one that is not there raises ``ValueError``.
+    The environment variable ``BOOK_DEVICE`` (for example ``BOOK_DEVICE=cpu``) forces a device; asking for one that
+    is not there raises ``ValueError``.
     """
     forced = os.environ.get("BOOK_DEVICE", "").strip()
     if forced:
@@ -50,10 +47,9 @@ def get_device() -> torch.device:
 def effective_seed(seed: int) -> int:
     """The seed the generators receive for ``seed``: itself, unless ``BOOK_SEED_OFFSET`` is set.
 
-    A GPU draws other random numbers than a CPU from the same seed, so a claim
-    that holds on the committed seeds must also hold on other draws. Setting
-    ``BOOK_SEED_OFFSET`` (an int) shifts every seed the helpers use, which lets
-    a CPU check that (``make portability``, point ``seed-shift``).
+    A GPU draws other random numbers than a CPU from the same seed, so a claim that holds on the committed seeds
+    must also hold on other draws. Setting ``BOOK_SEED_OFFSET`` (an int) shifts every seed the helpers use, which
+    lets a CPU check that (``make portability``, point ``seed-shift``).
     """
     seed = check.seed("seed", seed)
     offset = os.environ.get("BOOK_SEED_OFFSET", "").strip()

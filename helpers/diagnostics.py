@@ -1,48 +1,25 @@
 """Tell from the outside whether an attention function puts its scale in the right place.
 
-The diagnosis probes an attention function with standard-normal queries and keys
-and with values that carry the **identity**: ``V = [I | 0]``, the (S, S)
-identity followed by zero columns up to a value width ``d_v > S``. Then the
-first ``S`` columns of the output *are* the weight matrix, so the probe works for
-any function that maps ``(query, key, value)`` to an output, without reading its
-code. It checks the function's formula in float32: a kernel that accepts only
-half precision or equal query and value widths (FlashAttention) is not what runs
-on the probe, so the probe says nothing about that kernel's arithmetic.
+The probe calls the function with standard-normal queries and keys (batch, S, d_k) and with values that carry the
+identity, ``V = [I | 0]`` (S, d_v) with ``d_v > S``: the first ``S`` columns of the output then *are* the weight
+matrix, whatever the function's code. It checks the function's formula in float32 (a kernel that takes only half
+precision, such as FlashAttention's, is not what runs here). Two statistics decide:
 
-Two statistics then decide:
+* the **row sums** of the weights: 1 for a softmax; a scale applied after it makes them that scale;
+* the **implied scale** inside the softmax: for ``p = softmax(c * s)`` over raw scores ``s = q . k``, ``log p_j -
+  log p_m = c (s_j - s_m)``, so a least-squares fit of log-weight differences against score differences recovers
+  ``c``.
 
-* the **row sums** of the weights: a softmax row sums to 1; a scale applied
-  after the softmax makes every row sum to that scale instead;
-* the **implied scale** inside the softmax: for ``p = softmax(c * s)`` over raw
-  scores ``s = q . k``, ``log p_j - log p_m = c (s_j - s_m)`` for any two keys
-  ``j`` and ``m``, so a least-squares fit of log-weight differences against
-  raw-score differences recovers ``c``.
+The known scales: ``1/sqrt(d_k)`` (correct), ``1`` (none), ``1/d_k`` (applied twice, or ``d_k`` for its root),
+``1/sqrt(d_v)`` (the value width) and ``1/sqrt(S)`` (the number of keys). They can be told apart only if their
+tolerance bands do not overlap; the probe asks for that with margin (``a - b > 2 rel_tol a`` for every pair ``a >
+b``), chooses ``S`` and ``d_v`` that give it, and raises ``ValueError`` when the given ``d_k``, ``seq_len``,
+``value_width`` or ``rel_tol`` cannot.
 
-The known scales: ``1 / sqrt(d_k)`` (correct), ``1`` (none), ``1 / d_k`` (the
-scale applied twice, or ``d_k`` in place of its square root), ``1 / sqrt(d_v)``
-(taken from the value width) and ``1 / sqrt(S)`` (taken from the number of
-keys). They, and the row sums ``1`` and ``1 / sqrt(d_k)``, can only be told
-apart if their tolerance bands do not overlap, ``a - b > rel_tol * (a + b)`` for
-every pair ``a > b``. The probe asks for that with margin, ``a - b > 2 * rel_tol
-* a``, chooses ``S`` and ``d_v`` that satisfy it when none are given, and raises
-``ValueError`` when the given ``d_k``, ``seq_len``, ``value_width`` or
-``rel_tol`` cannot.
-
-What the probe cannot see (it checks a function, not a model):
-
-* a scale folded into the weights, as T5 folds ``1 / sqrt(d_k)`` into ``W_Q``'s
-  initialisation: its attention function has no scale and is diagnosed ``NO_SCALE``;
-* a scale taken from the number of *queries*: the probe uses as many queries as
-  keys, so it reads as ``KEY_COUNT_SCALE``;
-* anything that acts only on large logits (a soft-cap such as Gemma 2's
-  ``50 tanh(z / 50)``): the probe's logits are a few units, where the cap is
-  nearly the identity;
-* a scale within ``rel_tol`` of a known one, which takes that one's name.
-
-The entropy of the rows against its maximum ``log(S)`` and the mean largest
-weight are reported too, as the human-readable face of the same fact.
-
-Chapters: 7.
+What it cannot see (it checks a function, not a model): a scale folded into the weights (T5 folds ``1/sqrt(d_k)``
+into ``W_Q``'s initialisation: ``NO_SCALE``); a scale taken from the number of *queries* (as many as keys here:
+``KEY_COUNT_SCALE``); what acts only on large logits (Gemma 2's soft-cap ``50 tanh(z / 50)`` is nearly the identity
+at the probe's few units); a scale within ``rel_tol`` of a known one, which takes that one's name.
 """
 
 from __future__ import annotations
@@ -58,19 +35,9 @@ from helpers import _validate as check
 from helpers.device import effective_seed
 
 __all__ = [
-    "AttentionDiagnosis",
-    "CORRECT",
-    "DOUBLE_SCALE",
-    "KEY_COUNT_SCALE",
-    "NO_SCALE",
-    "SCALE_AFTER_SOFTMAX",
-    "VALUE_WIDTH_SCALE",
-    "UNEXPECTED",
-    "diagnose_attention",
-    "implied_logit_scale",
-    "probe_length",
-    "probe_shape",
-]
+    "AttentionDiagnosis", "CORRECT", "DOUBLE_SCALE", "KEY_COUNT_SCALE", "NO_SCALE", "SCALE_AFTER_SOFTMAX",
+    "VALUE_WIDTH_SCALE", "UNEXPECTED", "diagnose_attention", "implied_logit_scale", "probe_length", "probe_shape",
+]  # fmt: skip
 
 CORRECT = "correct: scale 1/sqrt(d_k) applied to the logits"
 NO_SCALE = "bug: no scale (softmax of the raw scores)"
@@ -80,12 +47,8 @@ VALUE_WIDTH_SCALE = "bug: scaled by 1/sqrt(d_v), the value width, not 1/sqrt(d_k
 KEY_COUNT_SCALE = "bug: scaled by 1/sqrt(S), the number of keys, not 1/sqrt(d_k)"
 UNEXPECTED = "unexpected: rows or scale match none of the known cases"
 
-# Weights below this (after normalising each row) carry no usable log: they have
-# underflowed or sit next to it.
-_TINY = 1e-30
-
-# Probe lengths S tried, in order, when diagnose_attention is given no seq_len; the
-# value width d_v is the first of these multiples of S that separates the cases.
+_TINY = 1e-30  # a (normalised) weight below this has underflowed, or nearly: its log is of no use
+# the probe lengths S tried, in order, and the multiples of S tried as the value width d_v
 _SEQ_LEN_CANDIDATES = (32, 16, 64, 8, 128, 4, 256, 2, 512)
 _VALUE_WIDTH_MULTIPLES = (2, 4, 3, 8, 16)
 
@@ -95,9 +58,8 @@ class AttentionDiagnosis:
     """What :func:`diagnose_attention` found.
 
     Attributes:
-        verdict: one of ``CORRECT``, ``NO_SCALE``, ``DOUBLE_SCALE``,
-            ``SCALE_AFTER_SOFTMAX``, ``VALUE_WIDTH_SCALE``, ``KEY_COUNT_SCALE``
-            or ``UNEXPECTED``.
+        verdict: ``CORRECT``, ``NO_SCALE``, ``DOUBLE_SCALE``, ``SCALE_AFTER_SOFTMAX``, ``VALUE_WIDTH_SCALE``,
+            ``KEY_COUNT_SCALE`` or ``UNEXPECTED``.
         row_sum: mean row sum of the weights (1 for a softmax).
         row_sum_spread: largest minus smallest row sum.
         implied_scale: the scale fitted inside the softmax.
@@ -130,11 +92,9 @@ class AttentionDiagnosis:
 def implied_logit_scale(weights: Tensor, scores: Tensor) -> float:
     """The scale ``c`` for which the rows of ``weights`` best match ``softmax(c * scores)``.
 
-    Each row of ``weights`` is first normalised to sum to 1 (so a constant factor
-    applied after the softmax does not matter). Within a row, every usable key
-    ``j`` gives one equation ``log p_j - log p_top = c (s_j - s_top)``, where
-    ``top`` is the row's largest weight; ``c`` is their least-squares solution
-    through the origin. Weights that have underflowed to (almost) 0 are left out.
+    Each row is first normalised to sum to 1 (a factor applied after the softmax does not matter). Every usable key
+    ``j`` of a row gives ``log p_j - log p_top = c (s_j - s_top)``, ``top`` the row's largest weight; ``c`` is their
+    least-squares solution through the origin. Underflowed weights are left out.
 
     Args:
         weights: (..., L, S) non-negative attention weights, rows not all zero.
@@ -168,7 +128,8 @@ def _close(a: float, b: float, rel: float) -> bool:
 
 def _distinct(a: float, b: float, rel: float) -> bool:
     """True if ``a`` and ``b`` lie more than ``2 * rel * max(|a|, |b|)`` apart: then, with margin, no value within
-    ``rel`` of one is within ``rel`` of the other (the exact condition, ``|a - b| > rel * (|a| + |b|)``, is weaker)."""
+    ``rel`` of one is within ``rel`` of the other (the exact condition, ``|a - b| > rel * (|a| + |b|)``, is
+    weaker)."""
     return abs(a - b) > 2 * rel * max(abs(a), abs(b))
 
 
@@ -199,12 +160,10 @@ def probe_shape(
 ) -> tuple[int, int]:
     """The probe's number of keys ``S`` and value width ``d_v``, chosen so that the cases separate.
 
-    Every known scale inside the softmax (``1/sqrt(d_k)``, ``1``, ``1/d_k``,
-    ``1/sqrt(d_v)``, ``1/sqrt(S)``) must differ from every other by more than
-    ``2 * rel_tol`` (relative to the larger of each pair). ``S`` is the first of
-    32, 16, 64, 8, 128, 4, 256, 2, 512 for which some ``d_v`` among 2, 4, 3, 8
-    and 16 times ``S`` does so, and ``d_v`` the first such multiple; a given
-    ``seq_len`` or ``value_width`` is checked instead of chosen.
+    Every known scale inside the softmax must differ from every other by more than ``2 * rel_tol`` (relative to the
+    larger of each pair). ``S`` is the first of 32, 16, 64, 8, 128, 4, 256, 2, 512 for which some ``d_v`` among 2,
+    4, 3, 8 and 16 times ``S`` does so, and ``d_v`` the first such multiple; a given ``seq_len`` or ``value_width``
+    is checked instead of chosen.
 
     Args:
         d_k: width of queries and keys (>= 1).
@@ -216,9 +175,8 @@ def probe_shape(
         ``(seq_len, value_width)``.
 
     Raises:
-        ValueError: if ``d_k`` is too close to 1 for a missing scale to be told
-            from the right one, or if no (or the given) shape separates the
-            cases; the message names the argument and the scales that clash.
+        ValueError: if ``d_k`` is too close to 1 for a missing scale to be told from the right one, or if no (or the
+            given) shape separates the cases; the message names the argument and the clash.
     """
     d_k = check.positive_int("d_k", d_k)
     rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
@@ -279,31 +237,27 @@ def diagnose_attention(
 ) -> AttentionDiagnosis:
     """Probe ``attention`` and say whether, and how, its scale is misplaced.
 
-    ``attention(query, key, value)`` is called with standard-normal ``query``
-    (batch, S, d_k) and ``key`` (batch, S, d_k), and with ``value`` the
-    (S, d_v) matrix ``[I | 0]`` broadcast over the batch, computed in float32.
-    It may return the output (batch, S, d_v) or a tuple whose first element is
-    the output (as the functions in ``helpers`` do).
+    ``attention(query, key, value)`` is called with standard-normal ``query`` and ``key`` (batch, S, d_k) and with
+    ``value`` the (S, d_v) matrix ``[I | 0]`` broadcast over the batch, in float32. It may return the output (batch,
+    S, d_v) or a tuple that starts with it (as the functions in ``helpers`` do).
 
     Args:
         attention: the function under test.
-        d_k: width of queries and keys, at least 2 (at ``d_k = 1`` the right
-            scale is 1, the same as none).
-        seq_len: S, the number of queries and of keys; ``None`` chooses one
-            with :func:`probe_shape`.
+        d_k: width of queries and keys, at least 2 (at ``d_k = 1`` the right scale is 1, as none).
+        seq_len: S, the number of queries and of keys; ``None`` chooses one (:func:`probe_shape`).
         batch: number of independent probe sequences.
-        seed: seed of the probe's random generator (the global one is untouched).
+        seed: seed of the probe's own generator (the global one is untouched).
         device: where to run the probe; ``None`` means the CPU.
         rel_tol: relative tolerance for "sums to 1" and "matches a scale".
-        value_width: d_v, greater than S; ``None`` chooses one with :func:`probe_shape`.
+        value_width: d_v, greater than S; ``None`` chooses one (:func:`probe_shape`).
 
     Returns:
-        An :class:`AttentionDiagnosis`.
+        An :class:`AttentionDiagnosis`; also the entropy of the rows against its maximum ``log(S)`` and the mean
+        largest weight, the human-readable face of the same fact.
 
     Raises:
-        ValueError: if ``d_k``, ``seq_len``, ``value_width`` and ``rel_tol``
-            leave two of the cases too close to tell apart (the message names
-            the argument), or if ``attention`` returns an output of the wrong shape.
+        ValueError: if the arguments leave two cases too close to tell apart (the message names the argument), or if
+            ``attention`` returns an output of the wrong shape.
         TypeError: if ``attention`` returns no tensor.
     """
     if not callable(attention):

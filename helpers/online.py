@@ -1,18 +1,13 @@
 """Softmax and attention computed block by block, the way fused kernels do it.
 
-A fused attention kernel (FlashAttention and its descendants) never holds a whole
-row of logits. It walks over the keys in blocks and keeps, for every query, a
-running maximum ``m`` and a running sum ``l`` of exponentials. When a block
-raises the maximum, everything accumulated so far is rescaled by
-``exp(m_old - m_new)``. Nothing is ever exponentiated above 0, so nothing
-overflows, and the result equals the ordinary softmax.
+A fused attention kernel (FlashAttention and its descendants) never holds a whole row of logits. It walks over the
+keys in blocks and keeps, for every query, a running maximum ``m`` and a running sum ``l`` of exponentials. When a
+block raises the maximum, everything accumulated so far is rescaled by ``exp(m_old - m_new)``. Nothing is ever
+exponentiated above 0, so nothing overflows, and the result equals the ordinary softmax.
 
-FlashAttention also folds the softmax scale into the exponent. It takes the
-running maximum of the *raw* scores and evaluates
-``exp2(s * scale * log2(e) - m * scale * log2(e))``; ``exp2`` is the cheaper
-instruction on GPUs. ``use_exp2=True`` does the same here.
-
-Chapters: 3, 4, 7b.
+FlashAttention also folds the softmax scale into the exponent. It takes the running maximum of the *raw* scores and
+evaluates ``exp2(s * scale * log2(e) - m * scale * log2(e))``; ``exp2`` is the cheaper instruction on GPUs.
+``use_exp2=True`` does the same here.
 """
 
 from __future__ import annotations
@@ -32,9 +27,8 @@ LOG2_E = math.log2(math.e)
 def online_softmax(logits: Tensor, block_size: int = 64) -> Tensor:
     """Softmax over the last dimension, reading it block by block.
 
-    One streaming pass keeps the running maximum and the running sum of
-    ``exp(logit - max)``; a second pass normalises. Computed in the dtype of
-    ``logits``.
+    One streaming pass keeps the running maximum and the running sum of ``exp(logit - max)``; a second pass
+    normalises. Computed in the dtype of ``logits``.
 
     Args:
         logits: (..., S) floating-point logits.
@@ -72,18 +66,17 @@ def online_attention(
     No mask; computed in the dtype of the inputs.
 
     Args:
-        query, key, value: (..., L, E) queries, (..., S, E) keys and (..., S, E_v)
-            values, as for :func:`helpers.scaled_dot_product_attention`.
+        query, key, value: (..., L, E) queries, (..., S, E) keys and (..., S, E_v) values, as for
+            :func:`helpers.scaled_dot_product_attention`.
         scale: multiplier of the logits; ``None`` means ``1 / sqrt(E)``.
         block_size: how many keys one step reads.
-        use_exp2: fold ``scale * log2(e)`` into ``exp2`` after the running max
-            of the raw scores, as FlashAttention does, instead of ``exp`` of the
-            scaled scores.
+        use_exp2: fold ``scale * log2(e)`` into ``exp2`` after the running max of the raw scores, as FlashAttention
+            does, instead of ``exp`` of the scaled scores.
 
     Returns:
         (..., L, E_v) output, equal to ``softmax(Q K^T * scale) V`` up to rounding.
     """
-    batch = check.query_key_value(query, key, value)
+    batch = check.query_key(query, key, value)
     scale = check.scale("scale", scale, default=1.0 / math.sqrt(query.shape[-1]))
     block_size = check.positive_int("block_size", block_size)
     check.boolean("use_exp2", use_exp2)

@@ -1,15 +1,10 @@
 """Many runs of chapter 6's recall model (:mod:`helpers.training`), trained as one batched program.
 
-A chapter's grid (seeds × learning rates × scales × widths) is R independent
-runs of the model. :func:`train_recall_runs` trains them together: runs of one
-d_k are stacked, every parameter getting a leading run axis, e.g. ``w_q``
-(R, d_k, D); each step is one batched forward pass, one backward pass and one
-optimizer update with a learning rate per run (:mod:`helpers.run_stack`). Run
-``r`` starts from the parameters and sees the batches that
-``train_recall(seed=seeds[r])`` would; its float32 results differ from that
-single run's in the last bits only.
-
-Chapters: 5, 6, 7, 8.
+A chapter's grid (seeds × learning rates × scales × widths) is R independent runs of the model.
+:func:`train_recall_runs` trains them together: runs of one d_k are stacked, every parameter getting a leading run
+axis, e.g. ``w_q`` (R, d_k, D); each step is one batched forward pass, one backward pass and one optimizer update
+with a learning rate per run (:mod:`helpers.run_stack`). Run ``r`` starts from the parameters and sees the batches
+that ``train_recall(seed=seeds[r])`` would; its float32 results differ from that single run's in the last bits only.
 """
 
 from __future__ import annotations
@@ -33,21 +28,21 @@ __all__ = ["RunsHistory", "init_recall_runs", "train_recall_runs"]
 class RunsHistory:
     """What :func:`train_recall_runs` records: one row per run, one column per step.
 
-    Every field is a float32 CPU tensor of shape (R, steps), measured like
-    :class:`TrainHistory` on that step's fresh batch, before the update.
+    Every field is a float32 CPU tensor of shape (R, steps), measured like :class:`TrainHistory` on that step's
+    fresh batch, before the update.
 
     Attributes:
         loss: cross-entropy of each run.
         accuracy: share of the batch answered correctly.
         attention_on_answer: mean attention weight on the pair that holds the answer.
-        max_weight: mean over the batch of each attention row's largest weight
-            (1/P for uniform attention, 1 for one-hot).
+        max_weight: mean over the batch of each attention row's largest weight (1/P for uniform attention, 1 for
+            one-hot).
         saturated: share of the batch's attention rows whose largest weight is >= 0.99.
-        logit_std: standard deviation of the attention logits ``scale · q·k``
-            over the batch's B·P of them (Bessel-corrected, as ``Tensor.std``).
-        temperature: the factor ``e^τ`` of a learnable temperature (see
-            ``learn_temperature`` in :func:`train_recall_runs`) on top of the scale;
-            1 for a run that learns none (``None`` in a history built by hand).
+        logit_std: standard deviation of the attention logits ``scale · q·k`` over the batch's B·P of them
+            (Bessel-corrected, as ``Tensor.std``).
+        temperature: the factor ``e^τ`` of a learnable temperature (see ``learn_temperature`` in
+            :func:`train_recall_runs`) on top of the scale; 1 for a run that learns none (``None`` in a history
+            built by hand).
     """
 
     loss: Tensor
@@ -84,12 +79,10 @@ def init_recall_runs(
 ) -> dict[str, Tensor]:
     """The initial parameters of R runs, stacked along a leading run axis.
 
-    Entry ``r`` of every tensor is bit-identical to the parameter of
-    ``RecallModel(n_keys, n_values, d_model, d_k, qk_gain=qk_gain)`` built right
-    after ``torch.manual_seed(seeds[r])``, which is what :func:`train_recall`
-    trains. The scale has no parameters, so it plays no part here. One model is
-    built per distinct seed, inside :func:`torch.random.fork_rng`: the caller's
-    global random state is left as it was.
+    Entry ``r`` of every tensor is bit-identical to the parameter of ``RecallModel(n_keys, n_values, d_model, d_k,
+    qk_gain=qk_gain)`` built right after ``torch.manual_seed(seeds[r])``, which is what :func:`train_recall` trains.
+    The scale has no parameters, so it plays no part here. One model is built per distinct seed, inside
+    :func:`torch.random.fork_rng`: the caller's global random state is left as it was.
 
     Args:
         seeds: R seeds, ints >= 0; repeats are allowed.
@@ -97,11 +90,9 @@ def init_recall_runs(
         device: where the returned tensors live (default: the CPU).
 
     Returns:
-        ``RecallModel``'s ``state_dict`` names mapped to (R, *shape) float32 tensors:
-        ``key_embedding.weight`` (R, n_keys, D), ``value_embedding.weight``
-        (R, n_values, D), ``w_q.weight`` and ``w_k.weight`` (R, d_k, D),
-        ``w_v.weight`` (R, D, D), ``readout.weight`` (R, n_values, D),
-        ``readout.bias`` (R, n_values).
+        ``RecallModel``'s ``state_dict`` names mapped to (R, *shape) float32 tensors: ``key_embedding.weight`` (R,
+        n_keys, D), ``value_embedding.weight`` (R, n_values, D), ``w_q.weight`` and ``w_k.weight`` (R, d_k, D),
+        ``w_v.weight`` (R, D, D), ``readout.weight`` (R, n_values, D), ``readout.bias`` (R, n_values).
     """
     seeds = check.each("seeds", seeds, check.seed)
     check.positive_ints(n_keys=n_keys, n_values=n_values, d_model=d_model, d_k=d_k)
@@ -142,30 +133,25 @@ def train_recall_runs(
 ) -> RunsHistory:
     """Train R independent runs of :func:`train_recall` at once, as one batched program.
 
-    Run ``r`` is ``train_recall(scales[r], optimizer, lrs[r], seeds[r], steps, ...,
-    d_k=d_k[r], qk_gain=qk_gain[r])``: the same initial parameters
-    (:func:`init_recall_runs`), the same batches (one CPU generator per distinct
-    seed, so runs that share a seed share every batch) and the same update rule
-    (plain SGD, or Adam with torch's defaults, as ``torch.optim.Adam(fused=True)``
-    computes it), evaluated in another order (see the module docstring), so its
-    curves match the single run's up to float32 rounding. The runs share nothing:
-    a run that diverges to NaN or inf leaves every other run's history unchanged.
+    Run ``r`` is ``train_recall(scales[r], optimizer, lrs[r], seeds[r], steps, ..., d_k=d_k[r],
+    qk_gain=qk_gain[r])``: the same initial parameters (:func:`init_recall_runs`), the same batches (one CPU
+    generator per distinct seed, so runs that share a seed share every batch) and the same update rule (plain SGD,
+    or Adam with torch's defaults, as ``torch.optim.Adam(fused=True)`` computes it), evaluated in another order (see
+    the module docstring), so its curves match the single run's up to float32 rounding. The runs share nothing: a
+    run that diverges to NaN or inf leaves every other run's history unchanged.
 
-    Runs of one ``d_k`` are stacked together; runs of several widths (``d_k`` a
-    sequence) train in the same step loop, one stack per width, on the same batches.
+    Runs of one ``d_k`` are stacked together; runs of several widths (``d_k`` a sequence) train in the same step
+    loop, one stack per width, on the same batches.
 
-    A run may also learn a temperature: a scalar ``τ`` of its own, starting at 0,
-    that multiplies its attention logits by ``e^τ`` on top of its scale and is
-    trained with the other parameters, by the same optimizer at the same learning
-    rate (its gradient is ``Σ z ∂L/∂z`` over the run's logits ``z``). It has no
-    single-run counterpart in :func:`train_recall`. A run that learns none keeps
-    ``τ = 0`` exactly (its gradient is zeroed), and a stack in which no run learns
-    one skips it, so such runs are bit-identical to the same runs without the option.
+    A run may also learn a temperature: a scalar ``τ`` of its own, starting at 0, that multiplies its attention
+    logits by ``e^τ`` on top of its scale and is trained with the other parameters, by the same optimizer at the
+    same learning rate (its gradient is ``Σ z ∂L/∂z`` over the run's logits ``z``). It has no single-run counterpart
+    in :func:`train_recall`. A run that learns none keeps ``τ = 0`` exactly (its gradient is zeroed), and a stack in
+    which no run learns one skips it, so such runs are bit-identical to the same runs without the option.
 
-    Speed: a run costs about a sixth of the multiply–adds of :func:`train_recall`
-    and none of its per-step Python overhead. On a busy two-core machine call it
-    under ``torch.set_num_threads(1)``: these matmuls are small, and a second
-    thread mostly waits for the other, busy core (measured: several times slower).
+    Speed: a run costs about a sixth of the multiply–adds of :func:`train_recall` and none of its per-step Python
+    overhead. On a busy two-core machine call it under ``torch.set_num_threads(1)``: these matmuls are small, and a
+    second thread mostly waits for the other, busy core (measured: several times slower).
 
     Args:
         scales: R multipliers of the attention logits; ``None`` means ``1 / sqrt(d_k)`` of that run.
@@ -174,12 +160,11 @@ def train_recall_runs(
         optimizer: ``"adam"`` or ``"sgd"``, for every run.
         steps, batch_size, n_pairs, n_keys, n_values, d_model: as in :func:`train_recall`.
         d_k: the width of queries and keys: one int for every run, or R of them.
-        qk_gain: the factor of the initial ``W_q`` and ``W_k`` (:class:`RecallModel`): one
-            number for every run, or R of them.
-        device: where to compute (default: the CPU); the data are drawn on the CPU
-            and moved there.
-        learn_temperature: whether each run learns a temperature ``e^τ`` (see
-            above): one bool for every run, or R of them.
+        qk_gain: the factor of the initial ``W_q`` and ``W_k`` (:class:`RecallModel`): one number for every run, or
+            R of them.
+        device: where to compute (default: the CPU); the data are drawn on the CPU and moved there.
+        learn_temperature: whether each run learns a temperature ``e^τ`` (see above): one bool for every run, or R
+            of them.
 
     Returns:
         A :class:`RunsHistory` of (R, steps) float32 CPU tensors, in the order of the runs.

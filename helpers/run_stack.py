@@ -1,9 +1,8 @@
 """The batched engine's inside: R runs of the recall model, stacked, one step at a time.
 
-:func:`helpers.recall_runs.train_recall_runs` keeps one :class:`RunStack` per d_k.
-With ``E`` the key embeddings stacked on the value embeddings, (R, V, D) with
-``V = n_keys + n_values`` (row ``n_keys + j`` is value ``j``), the forward pass
-computes :class:`helpers.RecallModel`'s function in a cheaper order::
+:func:`helpers.recall_runs.train_recall_runs` keeps one :class:`RunStack` per d_k. With ``E`` the key embeddings
+stacked on the value embeddings, (R, V, D) with ``V = n_keys + n_values`` (row ``n_keys + j`` is value ``j``), the
+forward pass computes :class:`helpers.RecallModel`'s function in a cheaper order::
 
     q       = W_q key_embedding[query]                         # (R, B, d_k)
     u       = W_kᵀ q                                           # (R, B, D)   q·(W_k m) = (W_kᵀ q)·m
@@ -14,16 +13,11 @@ computes :class:`helpers.RecallModel`'s function in a cheaper order::
     output  = W_v (mass E)                                     # (R, B, D)   = Σ_p weights_p W_v m_p
     logits  = readout(output)                                  # (R, B, n_values)
 
-The model multiplies all P memory rows of an example by ``W_k`` and by
-``W_v``; by linearity this order multiplies one vector per example each way
-and compares it with the V rows of E instead: six times fewer multiply–adds
-at the book's sizes (P = 16, D = d_k = 64, V = 64). The backward pass is the
-chain rule through these lines, written out (no autograd graph), and the
-update is torch's own SGD step or its fused Adam kernel, once per block of
-runs that share a learning rate. The float32 results differ from the single
-run's in the last bits only.
-
-Chapters: 5, 6, 7, 8.
+The model multiplies all P memory rows of an example by ``W_k`` and by ``W_v``; by linearity this order multiplies
+one vector per example each way and compares it with the V rows of E instead: six times fewer multiply–adds at the
+book's sizes (P = 16, D = d_k = 64, V = 64). The backward pass is the chain rule through these lines, written out
+(no autograd graph), and the update is torch's own SGD step or its fused Adam kernel, once per block of runs that
+share a learning rate. The float32 results differ from the single run's in the last bits only.
 """
 
 from __future__ import annotations
@@ -48,11 +42,10 @@ _NAMES = ("embedding", "w_q", "w_k", "w_v", "readout.weight", "readout.bias")  #
 class RunStack:
     """The runs of one d_k: parameters, gradients and optimizer state, stacked along a run axis.
 
-    Each parameter is a contiguous (R, ...) block of one flat buffer, so the
-    batched matrix products read and write it in place. ``embedding`` is E, the
-    key embeddings stacked on the value embeddings (R, V, D); the others are
-    ``RecallModel``'s (``w_q`` (R, d_k, D), ``w_k``, ``w_v`` (R, D, D),
-    ``readout.weight`` (R, n_values, D), ``readout.bias`` (R, n_values)).
+    Each parameter is a contiguous (R, ...) block of one flat buffer, so the batched matrix products read and write
+    it in place. ``embedding`` is E, the key embeddings stacked on the value embeddings (R, V, D); the others are
+    ``RecallModel``'s (``w_q`` (R, d_k, D), ``w_k``, ``w_v`` (R, D, D), ``readout.weight`` (R, n_values, D),
+    ``readout.bias`` (R, n_values)).
     """
 
     def __init__(
@@ -160,20 +153,19 @@ def _recall_runs_step(
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """One forward and one backward pass of R runs, in the order of the module docstring.
 
-    Writes into ``grads`` the gradient of each run's mean cross-entropy with
-    respect to its own parameters (the runs share nothing), by the chain rule
-    written out, matrix product by matrix product, in reverse.
+    Writes into ``grads`` the gradient of each run's mean cross-entropy with respect to its own parameters (the runs
+    share nothing), by the chain rule written out, matrix product by matrix product, in reverse.
 
     Args:
         params, grads: the stacked parameters and their gradients (:class:`RunStack`).
         batch: a :class:`RecallBatch` whose fields have a leading run axis: (R, B, P) and (R, B).
         factor: (R, 1, 1) each run's scale divided by sqrt(2) (times its temperature e^τ).
-        g_tau: where given, (R,) receives d loss / d τ = Σ z · d loss / d z over each run's
-            attention logits z (z is proportional to e^τ).
+        g_tau: where given, (R,) receives d loss / d τ = Σ z · d loss / d z over each run's attention logits z (z is
+            proportional to e^τ).
 
     Returns:
-        ``(loss, logits, weights, attention_logits)``: the mean cross-entropy (R,), the class
-        logits (R, B, n_values), the attention weights (R, B, P) and logits ``scale · q·k`` (R, B, P).
+        ``(loss, logits, weights, attention_logits)``: the mean cross-entropy (R,), the class logits (R, B,
+        n_values), the attention weights (R, B, P) and logits ``scale · q·k`` (R, B, P).
     """
     E, w_q, w_k, w_v, w_o, b_o = (params[name] for name in _NAMES)
     g_E, g_w_q, g_w_k, g_w_v, g_w_o, g_b_o = (grads[name] for name in _NAMES)
@@ -237,8 +229,8 @@ def _equal_lr_blocks(lrs: list[float]) -> list[tuple[float, slice]]:
 class StackedSGD:
     """``torch.optim.SGD`` (no momentum) on stacked parameters, with one learning rate per run.
 
-    Each block of runs that share a rate is updated with torch's own operation,
-    ``param.add_(grad, alpha=-lr)``: bit for bit what ``torch.optim.SGD`` computes.
+    Each block of runs that share a rate is updated with torch's own operation, ``param.add_(grad, alpha=-lr)``: bit
+    for bit what ``torch.optim.SGD`` computes.
     """
 
     def __init__(self, params: list[Tensor], lrs: list[float]) -> None:
@@ -253,9 +245,9 @@ class StackedSGD:
 class StackedAdam:
     """``torch.optim.Adam(fused=True)`` (its defaults) on stacked parameters, with one learning rate per run.
 
-    Each block of runs that share a rate is updated by torch's fused Adam kernel,
-    the one ``torch.optim.Adam(fused=True)`` calls, with the same arguments: bit
-    for bit its update. One pass over the parameters instead of seven.
+    Each block of runs that share a rate is updated by torch's fused Adam kernel, the one
+    ``torch.optim.Adam(fused=True)`` calls, with the same arguments: bit for bit its update. One pass over the
+    parameters instead of seven.
     """
 
     def __init__(self, params: list[Tensor], lrs: list[float]) -> None:

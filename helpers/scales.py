@@ -1,12 +1,9 @@
 """What a logit multiplier does to attention at initialisation.
 
-Chapters 4 and 5 compare multipliers of the raw scores ``q . k`` (none,
-``1/sqrt(d_k)``, ``1/d_k``, ``1/(2 sqrt(d_k))``, ...) on the same footing:
-standard-normal queries and keys, one softmax per query, and a random upstream
-gradient, as at the first step of training. ``attention_statistics_at_init``
-returns the numbers both chapters plot.
-
-Chapters: 4, 5.
+Chapters 4 and 5 compare multipliers of the raw scores ``q . k`` (none, ``1/sqrt(d_k)``, ``1/d_k``, ``1/(2
+sqrt(d_k))``, ...) on the same footing: standard-normal queries and keys, one softmax per query, and a random
+upstream gradient, as at the first step of training. ``attention_statistics_at_init`` returns the numbers both
+chapters plot.
 """
 
 from __future__ import annotations
@@ -36,11 +33,10 @@ def attention_statistics_at_init(
 ) -> list[dict[str, float]]:
     """Logit spread, softmax entropy and gradient sizes, for each multiplier of the same scores.
 
-    Draws queries and keys of shape (batch, seq_len, d_k) and an upstream gradient
-    ``g = dLoss/dp`` of shape (batch, seq_len, seq_len), all standard normal and in
-    float32 (the loss ``sum(p * g)`` of the article's experiment), once; then, for
-    each multiplier, with ``z = multiplier * q @ k^T`` and ``p = softmax(z)`` row by row, it returns the
-    means over all rows of
+    Draws queries and keys of shape (batch, seq_len, d_k) and an upstream gradient ``g = dLoss/dp`` of shape (batch,
+    seq_len, seq_len), all standard normal and in float32 (the loss ``sum(p * g)`` of the article's experiment),
+    once; then, for each multiplier, with ``z = multiplier * q @ k^T`` and ``p = softmax(z)`` row by row, it returns
+    the means over all rows of
 
     - ``"logit std"``: the standard deviation of the logits ``z`` (over all entries),
     - ``"entropy"``: the entropy of a row of ``p``, in nats (``log(seq_len)`` is uniform),

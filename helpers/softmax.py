@@ -1,11 +1,8 @@
 """The softmax that attention applies, looked at from three sides.
 
-``softmax_entropy`` measures how peaked a row of weights is, ``softmax_backward``
-is the gradient that flows back through it to the logits (and from there to
-queries and keys), and ``naive_softmax`` computes ``exp(z) / sum(exp(z))`` as
-written on paper, to show where that overflows.
-
-Chapters: 1, 3, 4, 5, 6, 7, 7b, 8.
+``softmax_entropy`` measures how peaked a row of weights is, ``softmax_backward`` is the gradient that flows back
+through it to the logits (and from there to queries and keys), and ``naive_softmax`` computes ``exp(z) /
+sum(exp(z))`` as written on paper, to show where that overflows.
 """
 
 from __future__ import annotations
@@ -21,8 +18,8 @@ __all__ = ["naive_softmax", "softmax_backward", "softmax_entropy"]
 def softmax_entropy(p: Tensor, dim: int = -1) -> Tensor:
     """Shannon entropy in nats of the distributions ``p`` along ``dim``.
 
-    ``0 * log 0`` counts as 0, so one-hot rows have entropy 0 and uniform rows
-    over n entries have entropy ``log(n)``.
+    ``0 * log 0`` counts as 0, so one-hot rows have entropy 0 and uniform rows over n entries have entropy
+    ``log(n)``.
 
     Args:
         p: (..., n, ...) probabilities (non-negative, summing to 1 along ``dim``).
@@ -39,10 +36,9 @@ def softmax_entropy(p: Tensor, dim: int = -1) -> Tensor:
 def softmax_backward(weights: Tensor, grad_weights: Tensor) -> Tensor:
     """The gradient that flows back through a softmax to its logits.
 
-    For ``p = softmax(z)`` along the last dimension and an upstream gradient
-    ``g = dLoss/dp``, the Jacobian ``J_ij = p_i (delta_ij - p_j)`` gives
-    ``dLoss/dz = J^T g = p * (g - sum_j p_j g_j)``. That is what autograd
-    computes, written out so the book can look inside it.
+    For ``p = softmax(z)`` along the last dimension and an upstream gradient ``g = dLoss/dp``, the Jacobian ``J_ij =
+    p_i (delta_ij - p_j)`` gives ``dLoss/dz = J^T g = p * (g - sum_j p_j g_j)``. That is what autograd computes,
+    written out so the book can look inside it.
 
     Args:
         weights: (..., S) softmax outputs ``p`` (rows summing to 1).
@@ -53,8 +49,7 @@ def softmax_backward(weights: Tensor, grad_weights: Tensor) -> Tensor:
     """
     check.float_tensor("weights", weights, 1)
     check.float_tensor("grad_weights", grad_weights, 1)
-    check.same_dtype("grad_weights", grad_weights, "weights", weights)
-    check.same_device("grad_weights", grad_weights, "weights", weights)
+    check.like("grad_weights", grad_weights, "weights", weights)
     check.broadcastable("grad_weights", grad_weights, "weights", tuple(weights.shape))
     return weights * (grad_weights - (weights * grad_weights).sum(dim=-1, keepdim=True))
 
@@ -62,15 +57,12 @@ def softmax_backward(weights: Tensor, grad_weights: Tensor) -> Tensor:
 def naive_softmax(logits: Tensor) -> Tensor:
     """FOR DEMONSTRATION: ``exp(z) / sum(exp(z))`` over the last dimension, as written on paper.
 
-    No library computes it this way: without subtracting the row maximum first,
-    it breaks in two ways once the row's log-sum-exp passes ln of the dtype's
-    largest number (about 11.09 in float16, 88.72 in float32). An ``exp``
-    overflows to ``inf`` and the row becomes ``NaN``; or every ``exp`` fits but
-    their sum overflows, and the row comes back as all zeros: finite, and wrong.
-    The exact boundary is where the sum of the rounded exponentials rounds to
-    ``inf`` (in float16: from 65520). The book uses it to show when that
-    happens; ``torch.softmax`` and ``helpers.online_softmax`` never overflow for
-    finite logits.
+    No library computes it this way: without subtracting the row maximum first, it breaks in two ways once the row's
+    log-sum-exp passes ln of the dtype's largest number (about 11.09 in float16, 88.72 in float32). An ``exp``
+    overflows to ``inf`` and the row becomes ``NaN``; or every ``exp`` fits but their sum overflows, and the row
+    comes back as all zeros: finite, and wrong. The exact boundary is where the sum of the rounded exponentials
+    rounds to ``inf`` (in float16: from 65520). The book uses it to show when that happens; ``torch.softmax`` and
+    ``helpers.online_softmax`` never overflow for finite logits.
 
     Args:
         logits: (..., S) floating-point logits.

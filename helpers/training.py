@@ -1,43 +1,35 @@
 """A tiny attention model trained on associative recall, to watch the scale at work.
 
-The task (associative recall): each example shows ``n_pairs`` key–value pairs
-and then one query key, taken from the pairs; the target is the value paired
-with that key. Keys are distinct within an example, values are not. The only
-way to answer is to attend to the pair whose key matches the query, so the
-task measures whether attention learns to find the right position.
+The task (associative recall): each example shows ``n_pairs`` key–value pairs and then one query key, taken from the
+pairs; the target is the value paired with that key. Keys are distinct within an example, values are not. The only
+way to answer is to attend to the pair whose key matches the query, so the task measures whether attention learns to
+find the right position.
 
-The model is one attention head and nothing else that could solve the task
-alone::
+The model is one attention head and nothing else that could solve the task alone::
 
     memory  = (key_embedding[pair_keys] + value_embedding[pair_values]) / sqrt(2)   # (B, P, D)
     query   = key_embedding[query_key]                                              # (B, 1, D)
     output, weights = scaled_dot_product_attention(query W_q, memory W_k, memory W_v, scale=scale)
     logits  = readout(output)                                                       # (B, n_values)
 
-Embeddings are drawn from N(0, 1) and ``W_q``, ``W_k`` from N(0, 1/D), so at
-initialisation the components of queries and keys have variance about 1, the
-assumption under which the raw dot products have variance d_k. The ``scale``
-(``None`` means ``1 / sqrt(d_k)``) is the multiplier of the logits, passed to
+Embeddings are drawn from N(0, 1) and ``W_q``, ``W_k`` from N(0, 1/D), so at initialisation the components of
+queries and keys have variance about 1, the assumption under which the raw dot products have variance d_k. The
+``scale`` (``None`` means ``1 / sqrt(d_k)``) is the multiplier of the logits, passed to
 :func:`helpers.scaled_dot_product_attention`.
 
-Shapes: ``B`` batch, ``P`` pairs per example, ``D`` model width, ``d_k`` the
-width of queries and keys.
+Shapes: ``B`` batch, ``P`` pairs per example, ``D`` model width, ``d_k`` the width of queries and keys.
 
-This file is the model and the loop that chapter 6 asks its readers to read. The
-chapters' grids train many runs of this model at once with the batched engine in
-:mod:`helpers.recall_runs`; :mod:`helpers.curves` reads the runs' histories. Their
-public names stay importable from here too.
-
-Chapters: 5, 6, 7, 8.
+This file is the model and the loop that chapter 6 asks its readers to read. The chapters' grids train many runs of
+this model at once with the batched engine in :mod:`helpers.recall_runs`; :mod:`helpers.curves` reads the runs'
+histories.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import torch
 from torch import Tensor, nn
@@ -46,21 +38,7 @@ from helpers import _validate as check
 from helpers.attention import scaled_dot_product_attention
 from helpers.device import effective_seed
 
-if TYPE_CHECKING:  # at run time they come from __getattr__ below: these modules import this one
-    from helpers.curves import moving_average as moving_average
-    from helpers.curves import steps_to_accuracy as steps_to_accuracy
-    from helpers.recall_runs import RunsHistory as RunsHistory
-    from helpers.recall_runs import init_recall_runs as init_recall_runs
-    from helpers.recall_runs import train_recall_runs as train_recall_runs
-
-__all__ = [
-    "RecallBatch",
-    "RecallModel",
-    "TrainHistory",
-    "recall_batch",
-    "train",
-    "train_recall",
-]
+__all__ = ["RecallBatch", "RecallModel", "TrainHistory", "recall_batch", "train", "train_recall"]
 
 _OPTIMIZERS = ("adam", "sgd")  # torch.optim.Adam with its defaults, or plain torch.optim.SGD
 
@@ -94,8 +72,8 @@ def recall_batch(
 ) -> RecallBatch:
     """Draw a batch of associative-recall examples.
 
-    The numbers are drawn on the CPU from ``generator`` (so a seeded generator
-    gives the same batch on every device) and then moved to ``device``.
+    The numbers are drawn on the CPU from ``generator`` (so a seeded generator gives the same batch on every device)
+    and then moved to ``device``.
 
     Args:
         batch_size: B, the number of examples.
@@ -140,11 +118,10 @@ class RecallModel(nn.Module):
         d_model: D, the width of the embeddings.
         d_k: the width of queries and keys (the sum in each dot product runs over it).
         scale: the multiplier of the attention logits; ``None`` means ``1 / sqrt(d_k)``.
-        qk_gain: multiplies the initial ``W_q`` and ``W_k`` (each), so that the initial
-            logits are ``qk_gain**2`` times larger. With ``scale=1.0`` and ``qk_gain =
-            d_k**-0.25`` the factor 1/sqrt(d_k) sits in the initialisation instead of
-            the forward pass, as T5 does; ``qk_gain = d_k**0.25`` with the default
-            scale starts the logits as widely spread as without the scale.
+        qk_gain: multiplies the initial ``W_q`` and ``W_k`` (each), so that the initial logits are ``qk_gain**2``
+            times larger. With ``scale=1.0`` and ``qk_gain = d_k**-0.25`` the factor 1/sqrt(d_k) sits in the
+            initialisation instead of the forward pass, as T5 does; ``qk_gain = d_k**0.25`` with the default scale
+            starts the logits as widely spread as without the scale.
     """
 
     def __init__(
@@ -179,8 +156,8 @@ class RecallModel(nn.Module):
             query: (B,) int64 query keys.
 
         Returns:
-            ``(logits, weights)``: class logits (B, n_values) and the attention
-            weights (B, P) of the query over the pairs.
+            ``(logits, weights)``: class logits (B, n_values) and the attention weights (B, P) of the query over the
+            pairs.
         """
         check.recall_inputs(pair_keys, pair_values, query)
         memory = self.memory(pair_keys, pair_values)
@@ -222,9 +199,8 @@ def train(
 ) -> TrainHistory:
     """Train ``model`` on fresh associative-recall batches, one per step.
 
-    Every batch is new, so the training loss is also a test loss. The data
-    come from a CPU generator seeded with ``seed``: the same seed gives the
-    same batches on every device.
+    Every batch is new, so the training loss is also a test loss. The data come from a CPU generator seeded with
+    ``seed``: the same seed gives the same batches on every device.
 
     Args:
         model: the model; its embeddings fix ``n_keys`` and ``n_values``.
@@ -234,8 +210,8 @@ def train(
         n_pairs: P, key–value pairs per example.
         seed: seed of the data generator.
         device: where to compute (default: where the model's parameters are).
-        task: where given, turns each drawn batch into another task's batch (the generator
-            advances as for recall): :mod:`helpers.controls`' shared-value task.
+        task: where given, turns each drawn batch into another task's batch (the generator advances as for recall):
+            :mod:`helpers.controls`' shared-value task.
 
     Returns:
         A :class:`TrainHistory` with one entry per step.
@@ -282,8 +258,8 @@ def train_recall(
 ) -> TrainHistory:
     """Build a :class:`RecallModel` from ``seed``, train it, return its history.
 
-    One call per point of an experiment: ``train_recall(scale=1.0)`` is attention
-    without its scale, ``train_recall()`` the standard ``1 / sqrt(d_k)``.
+    One call per point of an experiment: ``train_recall(scale=1.0)`` is attention without its scale,
+    ``train_recall()`` the standard ``1 / sqrt(d_k)``.
 
     Args:
         scale: the multiplier of the attention logits; ``None`` means ``1 / sqrt(d_k)``.
@@ -308,23 +284,3 @@ def train_recall(
     opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.SGD
     opt = opt_class(model.parameters(), lr=lr)
     return train(model, opt, steps, batch_size, n_pairs, seed=seed, device=device, task=task)
-
-
-# Moved to their own modules; still importable from here: name -> (module, its name there)
-_MOVED = {
-    "moving_average": ("curves", "moving_average"),
-    "steps_to_accuracy": ("curves", "steps_to_accuracy"),
-    "RunsHistory": ("recall_runs", "RunsHistory"),
-    "init_recall_runs": ("recall_runs", "init_recall_runs"),
-    "train_recall_runs": ("recall_runs", "train_recall_runs"),
-    "_StackedAdam": ("run_stack", "StackedAdam"),
-    "_StackedSGD": ("run_stack", "StackedSGD"),
-}
-
-
-def __getattr__(name: str) -> object:
-    """``helpers.training.train_recall_runs`` and the other moved names, where they were before the split."""
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, moved = _MOVED[name]
-    return getattr(importlib.import_module(f"helpers.{module}"), moved)

@@ -3,13 +3,19 @@ page, in both colour modes, reads the same loaded page.
 
 A *page check* is a function of a loaded, settled page that returns its findings (a list of
 strings, empty when all is well). Register it with ``@page_check``; the decorated function
-becomes a pytest test with one case per page, viewport and mode it applies to, and that test
-asserts that the check found nothing::
+becomes a pytest test with one case per page it applies to, which asserts that the check found
+nothing at any of its viewports and modes::
 
-    @page_check(viewports=("desktop",), pages=chapters)
+    @page_check(scope=TEMPLATE, viewports=("desktop",))
     def test_header_fits(page, view):
         box = page.locator(".bd-header-article").bounding_box()
         return [f"the header is {box['height']:.0f} px tall"] if box["height"] > 48 else []
+
+Its *scope* says which pages: ``PAGE`` (the default) every page of both editions, for what a
+page's own content decides (math, figures, tables, axe on the content); ``TEMPLATE`` one page
+per template and edition (:func:`template`), for the theme's chrome, the same on every page
+built with that template (the header's buttons, the colour-mode switch, the phone's
+navigation). ``pages`` narrows either to the paths it accepts.
 
 The session fixture ``page_reports`` (tests/conftest.py) opens each (page, viewport) that a
 selected test needs once, in light mode, waits until its scripts have settled
@@ -23,13 +29,12 @@ says how to add one.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +44,7 @@ from tools.browser import CHROMIUM_FLAGS, serve, settle  # noqa: F401  (re-expor
 from tools.notebook_format import chapter_notebooks, toc_files
 
 ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "_build" / "screenshots"
+SCREENSHOTS = ROOT / "_build" / "screenshots"  # what the lecture tests render for a look
 VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844), "slide": (1280, 720)}
 SITE_VIEWPORTS = ("desktop", "phone")
 MODES = ("light", "dark")
@@ -52,9 +57,10 @@ REDIRECTS = ("index",)  # the root index.html only forwards to book/index.html
 
 # The order in which the checks of one view run: first those that only read the page, then
 # those that scroll it and scroll back, then those that change it (open a menu, follow an
-# anchor), then those that read what the others left (the console errors of the whole visit),
-# and last those that may navigate away.
-READS, SCROLLS, INTERACTS, AFTER, LEAVES = 0, 1, 2, 3, 4
+# anchor), then those that resize the window (to widths besides the viewports': a reader who
+# narrows or widens it), and last those that may navigate away. The visit's problems are read
+# before the last two, and the page is not used again after them.
+READS, SCROLLS, INTERACTS, RESIZES, LEAVES = 0, 1, 2, 3, 4
 
 
 @functools.cache  # a figure's PNG is fetched and read once a session, not once per view or slide
@@ -86,11 +92,46 @@ def tick_label_px(url: str | None = None) -> float:
 # --- what is loaded --------------------------------------------------------------------------
 
 
+def reading_order() -> list[str]:
+    """Every page of both editions, relative to the site's root, in reading order, known from the
+    sources (so that tests are collected before the site is built): the toc's pages and those
+    Sphinx adds."""
+    return [f"{edition}{name}.html" for edition in EDITIONS for name in [*toc_files(), *GENERATED_PAGES]]
+
+
 def site_pages() -> list[str]:
-    """Every page of both editions, relative to the site's root, known from the sources (so that
-    tests are collected before the site is built): the toc's pages and those Sphinx adds."""
-    names = [*toc_files(), *GENERATED_PAGES]
-    return sorted(f"{edition}{name}.html" for edition in EDITIONS for name in names)
+    return sorted(reading_order())
+
+
+ROOT_PAGE = functools.cache(lambda: toc_files()[0])  # the landing page, the toc's root
+
+
+def template(path: str) -> str:
+    """The template ``path`` is built with, as far as its chrome goes: the landing page; a chapter
+    (a notebook: launch buttons, the page's contents); a page written in Markdown; Sphinx's search
+    page; its index pages (the general index, the proofs'). A Chinese page's template is another
+    (other words in the chrome, other fonts), so the edition is part of the name.
+    test_pages_of_one_template_share_their_chrome holds every built page to its template's chrome."""
+    edition = "zh/" if path.startswith("zh/") else ""
+    name = path.removeprefix(edition).removesuffix(".html")
+    if name == ROOT_PAGE():
+        kind = "landing"
+    elif name.startswith("notebooks/"):
+        kind = "chapter"
+    elif name in GENERATED_PAGES:
+        kind = "search" if name == "search" else "index"
+    else:
+        kind = "page"
+    return edition + kind
+
+
+@functools.cache
+def representatives() -> dict[str, str]:
+    """template -> the page that stands for it: its first page in reading order."""
+    chosen: dict[str, str] = {}
+    for path in reading_order():
+        chosen.setdefault(template(path), path)
+    return chosen
 
 
 def redirect_pages() -> list[str]:
@@ -114,17 +155,12 @@ class View:
     viewport: str
     mode: str = "light"
 
-    @property
-    def id(self) -> str:
-        return f"{self.viewport}-{self.mode}-{self.path}"
-
-    @property
-    def stem(self) -> str:  # for file names: zh/notebooks/03_x.html -> zh_notebooks_03_x
-        return self.path.removesuffix(".html").replace("/", "_")
-
 
 def all_pages(path: str) -> bool:
     return True
+
+
+PAGE, TEMPLATE = "page", "template"  # a check's scope: every page, or one page per template
 
 
 @dataclass(frozen=True)
@@ -136,46 +172,50 @@ class PageCheck:
     pages: Callable[[str], bool]
     order: int
     kind: str  # "site" pages or "deck"s
+    scope: str  # PAGE or TEMPLATE
 
-    def views(self) -> list[View]:
-        paths = decks() if self.kind == "deck" else site_pages()
-        return [View(p, v, m) for p in paths if self.pages(p) for v in self.viewports for m in self.modes]
+    def paths(self) -> list[str]:
+        if self.kind == "deck":
+            paths = decks()
+        else:
+            paths = sorted(representatives().values()) if self.scope == TEMPLATE else site_pages()
+        return [p for p in paths if self.pages(p)]
+
+    def views(self, path: str) -> list[View]:
+        return [View(path, v, m) for v in self.viewports for m in self.modes]
 
 
 CHECKS: dict[str, PageCheck] = {}
 
 
-def view_params(views: Iterable[View]) -> list[Any]:
-    """``views`` as pytest parameters: ids such as ``desktop-dark-book/index.html``, and the
-    viewport as a marker (``pytest -m phone``), so that `make test` runs the two in parallel."""
-    return [pytest.param(v, id=v.id, marks=[getattr(pytest.mark, v.viewport)]) for v in views]
-
-
 def page_check(
     *,
+    scope: str = PAGE,
     viewports: tuple[str, ...] = SITE_VIEWPORTS,
     modes: tuple[str, ...] = ("light",),
     pages: Callable[[str], bool] = all_pages,
     order: int = READS,
     kind: str = "site",
 ) -> Callable[[Callable[[Any, View], Iterable[str]]], Callable[..., None]]:
-    """Register a check of a loaded page (``pages`` selects them by path), run at each of
-    ``viewports`` in each of ``modes``. The function gets the Playwright page and its ``View``
-    and returns its findings. The decorated name becomes a test, parametrised by view."""
+    """Register a check of a loaded page, run on every page (``scope=PAGE``) or on one page per
+    template (``scope=TEMPLATE``) that ``pages`` accepts, at each of ``viewports`` in each of
+    ``modes``. The function gets the Playwright page and its ``View`` and returns its findings.
+    The decorated name becomes a test with one case per page (``test_x[zh/book/index.html]``)."""
+    if scope not in (PAGE, TEMPLATE):
+        raise ValueError(f"a check's scope is PAGE or TEMPLATE, not {scope!r}")
 
     def register(function: Callable[[Any, View], Iterable[str]]) -> Callable[..., None]:
         name = function.__name__.removeprefix("test_")
         if name in CHECKS and CHECKS[name].run.__module__ != function.__module__:
             raise ValueError(f"two page checks are named {name!r}")
-        check = PageCheck(name, function, tuple(viewports), tuple(modes), pages, order, kind)
+        check = PageCheck(name, function, tuple(viewports), tuple(modes), pages, order, kind, scope)
         CHECKS[name] = check
 
         @pytest.mark.browser
-        @pytest.mark.parametrize("view", view_params(check.views()))
-        def test(view: View, page_reports: PageReports) -> None:
-            findings = page_reports.get(view).findings.get(name)
-            assert findings is not None, f"{name} did not run on {view.id}"
-            assert not findings, f"{view.path} ({view.viewport}, {view.mode}):\n" + "\n".join(findings)
+        @pytest.mark.parametrize("path", check.paths())
+        def test(path: str, page_reports: PageReports) -> None:
+            found = [f"{v.viewport}, {v.mode}: {f}" for v in check.views(path) for f in page_reports.found(v, name)]
+            assert not found, f"{path}:\n" + "\n".join(found)
 
         test.__name__ = function.__name__
         test.__qualname__ = function.__qualname__
@@ -229,7 +269,7 @@ def reader_problems(page: Any) -> list[str]:
     when the <source> is chosen: in CI's site-desktop stage (2 cores, 96 % busy) chapter 6's two
     fallbacks, once; never in 12 loads here, idle or beside three busy loops. The shown image is
     checked where it matters: test_images_load_and_figures_stay_legible and
-    test_wide_figures_at_each_viewport."""
+    test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone."""
     if not any(p.startswith(FAILED_REQUEST) and p.endswith("(net::ERR_ABORTED)") for p in page.problems):
         return list(page.problems)
     unshown = set(page.evaluate(UNSHOWN_FALLBACKS))
@@ -273,13 +313,14 @@ def load(context: Any, url: str, kind: str = "site", page: Any = None) -> Any:
     return page
 
 
-def axe_violations(page: Any, rules: Iterable[str] | None = None) -> list[str]:
-    """Serious and critical violations that axe-core finds on the page (only ``rules``, if given)."""
+def axe_violations(page: Any, rules: Iterable[str] | None = None, skip: Iterable[str] = ()) -> list[str]:
+    """Serious and critical violations that axe-core finds on the page, by ``rules`` (every rule
+    if None) less ``skip``."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
-    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    options: dict[str, Any] = {"resultTypes": ["violations"], "rules": {r: {"enabled": False} for r in skip}}
     if rules is not None:
-        options["runOnly"] = {"type": "rule", "values": list(rules)}
+        options["runOnly"] = {"type": "rule", "values": [r for r in rules if r not in set(skip)]}
     found = page.evaluate(
         "async (options) => (await axe.run(document, options)).violations"
         ".filter(v => ['serious', 'critical'].includes(v.impact))"
@@ -309,161 +350,110 @@ def switch_mode(page: Any, mode: str) -> None:
     settle(page)
 
 
-# What the page is, apart from its colours and sizes: every element with its attributes (less
-# those that say the mode, and Font Awesome's random ids) and whether it is rendered. Equal in
-# light and dark mode, axe's rules that read only structure, names and visibility find the same
-# in both. The one designed difference is left out: the colour-mode button shows the icon of
-# the mode (a sun or a moon; decorative, aria-hidden). Sizes are not equal: in dark mode
-# pydata-sphinx-theme pads every cell output (its white background), 8 px on each side, so the
-# checks of layout run in both modes, and the tab stop the theme gives a region that scrolls
-# (tabindex) is left out too (chapter 4 has a table that scrolls at 1280 px in dark mode only), with
-# what book/_assets/site.js sets on such a table by the same test (its marks, its cue's visibility).
-FINGERPRINT = r"""() => {
-    const skip = new Set(['data-theme', 'data-mode', 'id', 'aria-labelledby', 'style']);
-    const regions = 'pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, '
-                    + '.pst-scrollable-table-container';
-    const lines = [];
-    for (const e of document.querySelectorAll('body *')) {
-        if (e.closest('mjx-assistive-mml')) continue;
-        const value = a => a.name === 'class' ? a.value.replace(/\bdropdown-menu-dark\b/, '').trim() : a.value;
-        const laidOut = e.matches(regions) ? ['tabindex'] : [];  // the theme's tab stop says whether it scrolls
-        // book/_assets/site.js marks a table box that scrolls, and shows its cue, by the same layout
-        if (e.matches('.table-scroll')) laidOut.push('tabindex', 'data-overflow', 'role', 'aria-label');
-        const attrs = [...e.attributes].filter(a => !skip.has(a.name) && !laidOut.includes(a.name))
-            .map(a => a.name + '=' + value(a));
-        const layoutShown = e.closest('.theme-switch-button > *') || e.matches('.table-scroll-cue');
-        const shown = layoutShown ? '' : ' ' + (e.getClientRects().length > 0);
-        lines.push(e.tagName + ' ' + attrs.join(' ') + shown);
-    }
-    return lines.join('\n');
-}"""
+def resize(page: Any, width: int, height: int = 900) -> None:
+    """Give the window of ``page`` another size, as a reader who narrows or widens it, and wait
+    until the page has settled again (the theme's tab stops, the tables' marks: ``settle``); the
+    images a <picture> switches to are waited for by the checks that read them."""
+    page.set_viewport_size({"width": width, "height": height})
+    settle(page)
 
 
-@dataclass
-class Report:
-    """What the checks of one view found, and what every view records."""
-
-    findings: dict[str, list[str]] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)  # failed requests, HTTP errors, console errors
-    fingerprint: str = ""  # the FINGERPRINT lines: equal views have equal texts
-    theme: str = ""  # the theme the page shows (<html data-theme>)
-
-    def fingerprint_diff(self, other: Report, lines: int = 40) -> str:
-        """The first ``lines`` lines of a unified diff of this view's fingerprint against ``other``'s."""
-        mine, theirs = self.fingerprint.splitlines(), other.fingerprint.splitlines()
-        diff = difflib.unified_diff(mine, theirs, "this view", "the other view", n=1, lineterm="")
-        return "\n".join(line[:300] for _, line in zip(range(lines), diff, strict=False))
-
-    @classmethod
-    def failed(cls, checks: Iterable[PageCheck], reason: str) -> Report:
-        """The report of a view that could not be checked: ``reason`` is every check's finding."""
-        return cls(findings={c.name: [reason] for c in checks}, problems=[reason])
+Findings = dict[str, list[str]]  # check name -> what it found on one view
 
 
-def run_checks(page: Any, view: View, checks: Iterable[PageCheck], report: Report | None = None) -> Report:
-    """Run ``checks`` on the loaded ``page`` in their order, into ``report`` (a new one, which
-    first records the page's theme and fingerprint) or the report of the view's earlier checks."""
-    if report is None:
-        report = Report()
-        report.theme = page.evaluate("document.documentElement.dataset.theme || ''")
-        report.fingerprint = page.evaluate(FINGERPRINT)
-    checks = sorted(checks, key=lambda c: c.order)
-    for check in checks:
-        if check.order == LEAVES and not report.problems:
-            report.problems = reader_problems(page)
+def run_checks(page: Any, view: View, checks: Iterable[PageCheck], findings: Findings) -> None:
+    """Run ``checks`` on the loaded ``page`` in their order, into ``findings``."""
+    for check in sorted(checks, key=lambda c: c.order):
         try:
-            report.findings[check.name] = [str(f) for f in check.run(page, view)]
+            findings[check.name] = [str(f) for f in check.run(page, view)]
         except Exception:  # one check's error is that check's finding, not every check's
-            report.findings[check.name] = [f"the check raised:\n{traceback.format_exc(limit=4)}"]
+            findings[check.name] = [f"the check raised:\n{traceback.format_exc(limit=4)}"]
         try:  # wherever the check left the pointer (the header check scrolls with the wheel)
             park_pointer(page)
         except Exception as error:  # recorded as this check's finding: the page may be gone
-            report.findings[check.name].append(f"the pointer could not be parked after the check: {error}")
-    if not any(c.order == LEAVES for c in checks):
-        report.problems = reader_problems(page)
-    return report
+            findings[check.name].append(f"the pointer could not be parked after the check: {error}")
 
 
 class PageReports:
     """Loads each page once per viewport, on first demand, and runs the checks that the session
-    selected for its views: light, then dark after a click on the colour-mode button."""
+    selected for its views: light, then dark after a click on the colour-mode button. It keeps
+    what every check found on every view, and what the reader met on each visit (``problems``:
+    failed requests, HTTP errors, console errors, from the load to the last check that stays)."""
 
-    def __init__(self, browser: Any, site_url: str, selected: dict[str, set[str]]):
+    def __init__(self, browser: Any, site_url: str, selected: dict[View, set[str]]):
         self.browser, self.site_url, self.selected = browser, site_url, selected
         self.contexts: dict[str, Any] = {}  # viewport -> context (a reader who has chosen light)
         self.pages: dict[str, Any] = {}  # one page per context, loaded again for each view
-        self.reports: dict[View, Report] = {}
+        self.findings: dict[View, Findings] = {}
+        self.visits: dict[tuple[str, str], list[str]] = {}  # (path, viewport) -> the visit's problems
 
     def checks(self, view: View) -> list[PageCheck]:
-        return [CHECKS[name] for name in sorted(self.selected.get(view.id, set())) if name in CHECKS]
+        return [CHECKS[name] for name in sorted(self.selected.get(view, set())) if name in CHECKS]
 
-    def get(self, view: View) -> Report:
-        if view not in self.reports:
+    def found(self, view: View, name: str) -> list[str]:
+        """What the check ``name`` found on ``view`` (loading the page first if need be)."""
+        if (view.path, view.viewport) not in self.visits:
             self.visit(view.path, view.viewport)
-        return self.reports[view]
+        return self.findings.get(view, {}).get(name, [f"{name} did not run"])
+
+    def problems(self, path: str, viewport: str) -> list[str]:
+        if (path, viewport) not in self.visits:
+            self.visit(path, viewport)
+        return self.visits[(path, viewport)]
 
     def visit(self, path: str, viewport: str) -> None:
-        """One load of ``path`` at ``viewport``: the reports of its light and its dark view."""
+        """One load of ``path`` at ``viewport``: the findings of its light and its dark view."""
         light, dark = View(path, viewport, "light"), View(path, viewport, "dark")
         light_checks, dark_checks = self.checks(light), self.checks(dark)
+        found = self.findings.setdefault(light, {}), self.findings.setdefault(dark, {})
         if viewport not in self.contexts:
             self.contexts[viewport] = new_context(self.browser, viewport, "light")
         if viewport not in self.pages:
             self.pages[viewport] = new_page(self.contexts[viewport])
         kind = "deck" if is_deck(path) else "site"
+        stays = [c for c in light_checks if c.order < INTERACTS]  # before the dark view
+        rest = [c for c in light_checks if c.order >= INTERACTS]
+        step = "the page did not load and settle"
         try:
             page = load(self.contexts[viewport], f"{self.site_url}/{path}", kind, self.pages[viewport])
-        except Exception as error:  # every check of both views fails with the reason, once
-            reason = f"the page did not load and settle: {error}"
+            run_checks(page, light, stays, found[0])
+            if kind == "site" and dark_checks:
+                step = "the colour-mode button did not switch the page to dark"
+                switch_mode(page, "dark")
+                run_checks(page, dark, dark_checks, found[1])
+            if kind == "site" and dark_checks and rest:
+                step = "the colour-mode button did not switch the page back to light"
+                switch_mode(page, "light")  # as the reader found it, for the light checks that follow
+            run_checks(page, light, [c for c in rest if c.order < RESIZES], found[0])
+            self.visits[(path, viewport)] = reader_problems(page)
+            run_checks(page, light, [c for c in rest if c.order >= RESIZES], found[0])
+        except Exception as error:  # every check not yet run fails with the reason, once
+            reason = f"{step}: {error}"
             for view, checks in ((light, light_checks), (dark, dark_checks)):
-                self.reports[view] = Report.failed(checks, reason)
+                for check in checks:
+                    self.findings[view].setdefault(check.name, [reason])
+            self.visits[(path, viewport)] = [*getattr(self.pages[viewport], "problems", []), reason]
             self.pages.pop(viewport).close()  # the next view starts from a fresh page
             return
-        # the light checks that leave the page as it was, the dark view, then those that change it
-        stays = [c for c in light_checks if c.order < INTERACTS]
-        report = run_checks(page, light, stays)
-        rest = [c for c in light_checks if c not in stays]
-        if kind == "site":
-            self.reports[dark] = self.dark_view(page, dark, dark_checks)
-            try:  # as the reader found it, for the light checks that follow
-                switch_mode(page, "light")
-            except Exception as error:  # those checks would read a page in another mode
-                reason = f"the colour-mode button did not switch the page back to light: {error}"
-                report.findings.update({c.name: [reason] for c in rest})
-                report.problems.append(reason)
-                self.reports[light] = report
-                self.pages.pop(viewport).close()  # the next view starts from a fresh page
-                return
-        self.reports[light] = run_checks(page, light, rest, report)
-        if any(c.order == LEAVES for c in light_checks):
-            # a check that followed a link leaves a page that is still loading another document:
-            # the next view starts from a fresh page, so that nothing of that document's loading
-            # (a request the next load cancels, an event delivered late) reaches its problems
+        if any(c.order >= RESIZES for c in light_checks):
+            # a check that followed a link leaves a page that is still loading another document,
+            # one that resized the window a page of another width: the next view starts from a
+            # fresh page, so that nothing of that (a request the next load cancels, an event
+            # delivered late, the width) reaches it
             self.pages.pop(viewport).close()
-
-    def dark_view(self, page: Any, view: View, checks: list[PageCheck]) -> Report:
-        try:
-            switch_mode(page, "dark")
-        except Exception as error:
-            reason = f"the colour-mode button did not switch the page to dark: {error}"
-            return Report.failed(checks, reason)
-        try:
-            return run_checks(page, view, checks)
-        except Exception as error:  # the view's theme or fingerprint could not be read
-            reason = f"the dark view could not be read: {error}"
-            return Report.failed(checks, reason)
 
     def close(self) -> None:
         for context in self.contexts.values():
             context.close()
 
 
-def selected_checks(items: Iterable[Any]) -> dict[str, set[str]]:
-    """view id -> names of the page checks whose test for that view the session runs."""
-    selected: dict[str, set[str]] = {}
+def selected_checks(items: Iterable[Any]) -> dict[View, set[str]]:
+    """view -> names of the page checks whose test for that view's page the session runs."""
+    selected: dict[View, set[str]] = {}
     for item in items:
         check = getattr(getattr(item, "function", None), "page_check", None)
-        view = getattr(item, "callspec", None) and item.callspec.params.get("view")
-        if check is not None and isinstance(view, View):
-            selected.setdefault(view.id, set()).add(check.name)
+        path = getattr(item, "callspec", None) and item.callspec.params.get("path")
+        if check is not None and isinstance(path, str):
+            for view in check.views(path):
+                selected.setdefault(view, set()).add(check.name)
     return selected

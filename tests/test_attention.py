@@ -162,13 +162,6 @@ def test_logits_scale_acts_before_softmax():
     torch.testing.assert_close(attention_logits(q, k), raw / 8, atol=0, rtol=1e-15)
 
 
-def test_bug_no_scale_equals_scale_one():
-    q, k, v = make_qkv((2,), 4, 5, 16, 3, torch.float64, seed=12)
-    out, weights = buggy_attention_no_scale(q, k, v)
-    ref = F.scaled_dot_product_attention(q, k, v, scale=1.0)
-    torch.testing.assert_close(out, ref)
-
-
 def test_bug_scale_after_softmax_shrinks_rows_uniformly():
     q, k, v = make_qkv((2,), 4, 5, 16, 3, torch.float64, seed=13)
     out, weights = buggy_attention_scale_after_softmax(q, k, v)

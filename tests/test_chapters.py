@@ -57,10 +57,7 @@ def test_main_path_reads_in_ten_minutes(path):
     )
 
 
-MAIN_PATH_CODE_LINES = 80  # visible code on the site (CONVENTIONS.md item 2): the rest is one click away
-# Chapters whose owners are still folding their plotting and bookkeeping (issues 24, 25); remove each entry when its
-# chapter lands within the budget (the test then reports XPASS for it).
-PENDING_CODE_BUDGET: set[str] = set()  # every chapter is within the budget now
+MAIN_PATH_CODE_LINES = 80  # visible code on the site (CONTRIBUTING.md, "How a page reads"): the rest is one click away
 
 
 def visible_code_lines(notebook: nbformat.NotebookNode) -> int:
@@ -76,16 +73,7 @@ def visible_code_lines(notebook: nbformat.NotebookNode) -> int:
     )
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(reason="over the code budget until its owner folds it", strict=False))
-        if p.stem in PENDING_CODE_BUDGET
-        else p
-        for p in NOTEBOOKS
-    ],
-    ids=lambda p: p.stem,
-)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_main_path_shows_little_code(path):
     lines = visible_code_lines(nbformat.read(path, as_version=4))
     assert lines <= MAIN_PATH_CODE_LINES, (

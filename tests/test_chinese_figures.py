@@ -1,4 +1,5 @@
-"""helpers.style's Chinese figures: figure_data_sha256, translate_text, figure_texts, glue_chinese."""
+"""The build side's figures (tools/figures.py): the data hash, the Chinese copies, the slide layout, and every
+chapter's glued copies."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 import helpers
-from helpers import style
+from tools import figures
 
 matplotlib.use("Agg")
 
@@ -63,10 +64,10 @@ def test_the_hash_sees_lines_bands_scatters_bars_and_images_but_not_words():
     import matplotlib.pyplot as plt
 
     helpers.use_book_style()
-    base = style.figure_data_sha256(draw())
+    base = figures.figure_data_sha256(draw())
     words = draw()
-    style.translate_figure(words, {"accuracy": "准确率", "key width $d_k$": "键维度 $d_k$"})
-    assert style.figure_data_sha256(words) == base  # the same arrays in other words
+    figures.translate_figure(words, {"accuracy": "准确率", "key width $d_k$": "键维度 $d_k$"})
+    assert figures.figure_data_sha256(words) == base  # the same arrays in other words
     changes = {
         "line": lambda f: f.axes[0].lines[0].set_ydata(np.arange(5.0)),
         "band": lambda f: f.axes[0].fill_between([0, 1], [0, 0], [2, 2]),
@@ -77,17 +78,17 @@ def test_the_hash_sees_lines_bands_scatters_bars_and_images_but_not_words():
     for kind, change in changes.items():
         figure = draw()
         change(figure)
-        assert style.figure_data_sha256(figure) != base, f"the hash does not see a changed {kind}"
+        assert figures.figure_data_sha256(figure) != base, f"the hash does not see a changed {kind}"
     plt.close("all")
 
 
 def test_translate_text_whole_then_pieces_longest_first():
     table = {"no scale ($c = 1$)": "不缩放（$c = 1$）", ", same lr": "，同一学习率", "same": "同"}
-    assert style.translate_text("no scale ($c = 1$), same lr (0.25)", table) == "不缩放（$c = 1$），同一学习率 (0.25)"
-    assert style.translate_text("accuracy", {"accuracy": "准确率"}) == "准确率"
-    assert style.translate_text("$d_k$", table) == "$d_k$"
-    assert style.english_words("键维度 $d_k$ at 64") == ["at"]
-    assert style.english_words("$\\sqrt{d_k}$ (a)") == []
+    assert figures.translate_text("no scale ($c = 1$), same lr (0.25)", table) == "不缩放（$c = 1$），同一学习率 (0.25)"
+    assert figures.translate_text("accuracy", {"accuracy": "准确率"}) == "准确率"
+    assert figures.translate_text("$d_k$", table) == "$d_k$"
+    assert figures.english_words("键维度 $d_k$ at 64") == ["at"]
+    assert figures.english_words("$\\sqrt{d_k}$ (a)") == []
 
 
 def test_figure_texts_are_the_worded_texts_only():
@@ -95,7 +96,7 @@ def test_figure_texts_are_the_worded_texts_only():
 
     helpers.use_book_style()
     figure = draw()
-    texts = style.figure_texts(figure)
+    texts = figures.figure_texts(figure)
     plt.close(figure)
     assert texts == ["key width $d_k$", "accuracy", "no scale ($c = 1$), same lr"]
 
@@ -107,21 +108,23 @@ def test_glue_chinese_glues_twins_with_the_english_hash_and_texts(catalog, monke
     plt.close("all")
     helpers.use_book_style()
     glued = {}
-    monkeypatch.setattr("helpers.book.glue", lambda name, value: glued.setdefault(name, value))
-    assert style.glue_chinese("fig_test", draw, wide=True, catalog=catalog) is None  # a cell ending in it shows nothing
+    monkeypatch.setattr("tools.figures.glue", lambda name, value: glued.setdefault(name, value))
+    assert (
+        figures.glue_chinese("fig_test", draw, wide=True, catalog=catalog) is None
+    )  # a cell ending in it shows nothing
     assert list(glued) == ["fig_test_zh", "fig_test_zh_wide"]
     glued_once = dict(glued)
     glued.clear()
-    style.glue_chinese("fig_test", draw, wide=lambda: draw(wide=True), catalog=catalog)  # the wide drawing itself
+    figures.glue_chinese("fig_test", draw, wide=lambda: draw(wide=True), catalog=catalog)  # the wide drawing itself
     assert [stamp(glued[n].data)["Data-SHA256"] for n in glued] == [
         stamp(glued_once[n].data)["Data-SHA256"] for n in glued
     ]
     for name, wide in (("fig_test_zh", False), ("fig_test_zh_wide", True)):
-        with style.slide_style() if wide else nullcontext():  # as the English figures are glued
-            english = (style.slide_png if wide else style.figure_png_with_hash)(draw(wide=wide))
+        with figures.slide_style() if wide else nullcontext():  # as the English figures are glued
+            english = (figures.slide_png if wide else figures.figure_png_with_hash)(draw(wide=wide))
         info = Image.open(io.BytesIO(glued[name].data)).info
         assert info["Data-SHA256"] == Image.open(io.BytesIO(english.data)).info["Data-SHA256"]
-        assert json.loads(info[style.SOURCE_TEXTS_KEY]) == [
+        assert json.loads(info[figures.SOURCE_TEXTS_KEY]) == [
             "key width $d_k$",
             "accuracy",
             "no scale ($c = 1$), same lr",
@@ -134,34 +137,106 @@ def test_glue_chinese_raises_naming_the_figure_when_the_twins_differ(catalog, mo
     import matplotlib.pyplot as plt
 
     plt.close("all")
-    monkeypatch.setattr("helpers.book.glue", lambda name, value: None)
+    monkeypatch.setattr("tools.figures.glue", lambda name, value: None)
     calls = iter(range(10))
 
     def unsteady(wide: bool = False):
         return draw(wide, shift=next(calls))  # each call draws other data: not one array twice
 
     with pytest.raises(ValueError, match="fig_unsteady_zh"):
-        style.glue_chinese("fig_unsteady", unsteady, catalog=catalog)
+        figures.glue_chinese("fig_unsteady", unsteady, catalog=catalog)
     assert plt.get_fignums() == []
 
 
 def test_glue_chinese_checks_its_arguments_and_needs_the_catalog(catalog, tmp_path, monkeypatch):
     glued = []
-    monkeypatch.setattr("helpers.book.glue", lambda name, value: glued.append(name))
+    monkeypatch.setattr("tools.figures.glue", lambda name, value: glued.append(name))
     with pytest.raises(ValueError, match="name"):
-        style.glue_chinese("two logits", draw, catalog=catalog)
+        figures.glue_chinese("two logits", draw, catalog=catalog)
     with pytest.raises(TypeError, match="draw"):
-        style.glue_chinese("fig_x", "draw", catalog=catalog)  # type: ignore[arg-type]
+        figures.glue_chinese("fig_x", "draw", catalog=catalog)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="wide"):
-        style.glue_chinese("fig_x", draw, wide="yes", catalog=catalog)  # type: ignore[arg-type]
-    style.glue_chinese("fig_x", draw, catalog=tmp_path / "none.po")
-    assert glued == []  # a learner's copy has no catalog: nothing to glue
+        figures.glue_chinese("fig_x", draw, wide="yes", catalog=catalog)  # type: ignore[arg-type]
+    with pytest.raises(FileNotFoundError):  # the build side always has the catalog: its absence is an error
+        figures.glue_chinese("fig_x", draw, catalog=tmp_path / "none.po")
+    assert glued == []
+
+
+def test_glue_copies_glues_the_wide_layout_and_the_chinese_copies(catalog, monkeypatch):
+    """One call per figure: the wide layout as slide_png draws it, and the Chinese copies with its data hash."""
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    plt.close("all")
+    helpers.use_book_style()
+    glued = {}
+    monkeypatch.setattr("tools.figures.glue", lambda name, value: glued.setdefault(name, value))
+    figures.glue_copies("fig_test", draw, wide=True, catalog=catalog)
+    assert sorted(glued) == ["fig_test_wide", "fig_test_zh", "fig_test_zh_wide"]
+    with figures.slide_style():
+        wide = figures.slide_png(draw(wide=True))
+    assert glued["fig_test_wide"].data == wide.data  # the wide layout, as the English glue of a slide
+    info = Image.open(io.BytesIO(glued["fig_test_zh_wide"].data)).info
+    assert info["Data-SHA256"] == Image.open(io.BytesIO(wide.data)).info["Data-SHA256"]
+    glued.clear()
+    figures.glue_copies("fig_test", draw, catalog=catalog)  # a figure without a wide layout: its Chinese copy only
+    assert list(glued) == ["fig_test_zh"]
+    assert plt.get_fignums() == []
+
+
+def test_slide_sizes_are_derived_for_18_px_on_a_1280_x_720_slide():
+    # text of SLIDE_FONT_PT at DPI, shown down to SLIDE_MIN_SCALE of its natural size, is >= 18 CSS px
+    assert figures.SLIDE_FONT_PT * helpers.style.DPI / 72 * figures.SLIDE_MIN_SCALE >= figures.SLIDE_TEXT_PX >= 18
+    assert (
+        figures.SLIDE_FONT_PT - 0.5
+    ) * helpers.style.DPI / 72 * figures.SLIDE_MIN_SCALE < figures.SLIDE_TEXT_PX  # no larger
+    for width, height in (
+        helpers.style.SLIDE_FIGSIZE,
+        figures.SLIDE_PANEL_FIGSIZE,
+    ):  # natural size within the slide's room
+        assert width * helpers.style.DPI <= 1280 - 2 * 24 and height * helpers.style.DPI <= 490
+
+
+def test_slide_style_is_restored_and_slide_png_lifts_small_text():
+    import io
+
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    matplotlib.use("Agg")
+    helpers.use_book_style()
+    before = dict(matplotlib.rcParams)
+    with figures.slide_style():
+        assert matplotlib.rcParams["xtick.labelsize"] == figures.SLIDE_FONT_PT
+        figure, ax = plt.subplots()
+        assert tuple(figure.get_size_inches()) == figures.SLIDE_PANEL_FIGSIZE
+        ax.plot([1, 10], [1, 2], label="a line")
+        ax.legend(fontsize=9)  # a web layout's size: the slide raises it
+        ax.set_xticks([1, 5, 10], ["1", "5", "10"], fontsize=8)
+        ax.annotate("note", (2, 1.5), fontsize=7)
+        image = figures.slide_png(figure)
+    assert dict(matplotlib.rcParams) == before  # the web figures after it are drawn as before
+    assert not plt.fignum_exists(figure.number)
+    info = Image.open(io.BytesIO(image.data)).info
+    assert float(info["Min-Font-Pt"]) == figures.SLIDE_FONT_PT
+    assert round(info["dpi"][0]) == helpers.style.DPI and len(info["Data-SHA256"]) == 64
+
+
+def test_smallest_text_pt_reads_every_drawn_text():
+    import matplotlib.pyplot as plt
+
+    matplotlib.use("Agg")
+    helpers.use_book_style()
+    figure, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], label="x")
+    ax.legend(fontsize=7)
+    assert figures.smallest_text_pt(figure) == 7
+    ax.get_legend().remove()
+    assert figures.smallest_text_pt(figure) == helpers.style.TICK_FONT_PT  # the tick labels (no axis label is set)
+    plt.close(figure)
 
 
 # --- Every chapter's figures ----------------------------------------------------------------------
-# Chapters whose figures have no Chinese copy yet (issue 30, item 11). Strict: a chapter listed here
-# that glues every copy fails the test below, so the list only shrinks.
-FIGURES_PENDING: set[str] = set()  # every chapter's figures have their Chinese copies
 
 
 def glued_figure_pngs(path) -> dict[str, bytes]:
@@ -200,8 +275,8 @@ def english_figures(names) -> set[str]:
 
 def test_every_figure_has_a_chinese_twin_with_its_data_hash():
     """Every ``fig_*`` glue has its ``_zh`` twin (a ``_wide`` one its ``_zh_wide`` twin), stamped with
-    the same data hash as the English PNG where that carries one (the wide layouts, helpers.style.slide_png),
-    except in the chapters of FIGURES_PENDING, each of which must still lack one."""
+    the same data hash as the English PNG where that carries one (the wide layouts, tools.figures.slide_png),
+    in every chapter."""
     from tools.notebook_format import chapter_notebooks
 
     twins = 0
@@ -224,10 +299,7 @@ def test_every_figure_has_a_chinese_twin_with_its_data_hash():
                         f"{path.stem}: {base}_zh{suffix} draws other data than {base}{suffix}"
                     )
                     twins += 1
-        if path.stem in FIGURES_PENDING:
-            assert missing, f"{path.stem} glues every Chinese figure: take it off FIGURES_PENDING"
-        else:
-            assert not missing, f"{path.stem}: no Chinese copy of {missing} (helpers.style.glue_chinese)"
+        assert not missing, f"{path.stem}: no Chinese copy of {missing} (tools.figures.glue_copies)"
         # a Chinese copy has its English figure: glued, or a figure the page shows inline (fig-overflow in a
         # cell's metadata; glue_chinese drew both copies and compared their data hashes when it ran)
         shown = {name.replace("-", "_") for name in named_figures(path)}
@@ -242,7 +314,7 @@ def test_every_chinese_figure_text_is_translated():
     """Each text of a Chinese figure copy (its English texts, stamped by glue_chinese) is in figures.po,
     or wholly put into Chinese by its pieces, and keeps no English word that no translation keeps;
     and tools.locale would write figures.po as it is (its messages are the figures' own words)."""
-    from helpers.style import english_words, figure_words, translate_text
+    from tools.figures import english_words, figure_words, translate_text
     from tools.locale import FIGURES, figure_messages, figure_sources
 
     words = figure_words(FIGURES)

@@ -9,7 +9,6 @@ import pytest
 import torch
 
 import helpers
-from tools.upstream import require
 
 
 def test_get_device_default_is_available(monkeypatch):
@@ -81,104 +80,54 @@ def test_style_uses_okabe_ito_and_readable_fonts():
     assert all(_relative_luminance(c) < 0.8 for c in cycle)
 
 
-def test_slide_sizes_are_derived_for_18_px_on_a_1280_x_720_slide():
-    from helpers import style
+def _captured_displays(function, *args):
+    """Run ``function(*args)`` in an IPython shell; return what it displayed, ``[(data, metadata), ...]``, as
+    IPython's display publisher hands it to a notebook (public API: no name inside myst_nb is replaced)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
 
-    # text of SLIDE_FONT_PT at DPI, shown down to SLIDE_MIN_SCALE of its natural size, is >= 18 CSS px
-    assert style.SLIDE_FONT_PT * style.DPI / 72 * style.SLIDE_MIN_SCALE >= style.SLIDE_TEXT_PX >= 18
-    assert (style.SLIDE_FONT_PT - 0.5) * style.DPI / 72 * style.SLIDE_MIN_SCALE < style.SLIDE_TEXT_PX  # no larger
-    for width, height in (style.SLIDE_FIGSIZE, style.SLIDE_PANEL_FIGSIZE):  # natural size within the slide's room
-        assert width * style.DPI <= 1280 - 2 * 24 and height * style.DPI <= 490
-
-
-def test_slide_style_is_restored_and_slide_png_lifts_small_text():
-    import io
-
-    import matplotlib.pyplot as plt
-    from PIL import Image
-
-    from helpers import style
-
-    matplotlib.use("Agg")
-    helpers.use_book_style()
-    before = dict(matplotlib.rcParams)
-    with style.slide_style():
-        assert matplotlib.rcParams["xtick.labelsize"] == style.SLIDE_FONT_PT
-        figure, ax = plt.subplots()
-        assert tuple(figure.get_size_inches()) == style.SLIDE_PANEL_FIGSIZE
-        ax.plot([1, 10], [1, 2], label="a line")
-        ax.legend(fontsize=9)  # a web layout's size: the slide raises it
-        ax.set_xticks([1, 5, 10], ["1", "5", "10"], fontsize=8)
-        ax.annotate("note", (2, 1.5), fontsize=7)
-        image = style.slide_png(figure)
-    assert dict(matplotlib.rcParams) == before  # the web figures after it are drawn as before
-    assert not plt.fignum_exists(figure.number)
-    info = Image.open(io.BytesIO(image.data)).info
-    assert float(info["Min-Font-Pt"]) == style.SLIDE_FONT_PT
-    assert round(info["dpi"][0]) == style.DPI and len(info["Data-SHA256"]) == 64
-
-
-def test_smallest_text_pt_reads_every_drawn_text():
-    import matplotlib.pyplot as plt
-
-    from helpers import style
-
-    matplotlib.use("Agg")
-    helpers.use_book_style()
-    figure, ax = plt.subplots()
-    ax.plot([0, 1], [0, 1], label="x")
-    ax.legend(fontsize=7)
-    assert style.smallest_text_pt(figure) == 7
-    ax.get_legend().remove()
-    assert style.smallest_text_pt(figure) == style.TICK_FONT_PT  # the tick labels (no axis label is set)
-    plt.close(figure)
-
-
-def _captured_displays(monkeypatch, function, *args):
-    """Run ``function(*args)`` as if inside IPython; return what it displayed.
-
-    ``myst_nb.glue`` displays through the name ``ipy_display`` that its module imports
-    (myst_nb/ext/glue/__init__.py, lines 10 and 82 at 1.4.0), so that name is replaced too.
-    """
-    import IPython
-    import IPython.display
-
-    require(
-        "myst-nb",
-        "1.4.0",
-        "tests/test_device_style_glue.py (it replaces myst_nb.ext.glue.ipy_display)",
-        "https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/ext/glue/__init__.py#L82",
-    )
-    shown = []
-    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
-    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append((a, k)))
-    monkeypatch.setattr("myst_nb.ext.glue.ipy_display", lambda *a, **k: shown.append((a, k)))
-    function(*args)
-    return shown
+    InteractiveShell.instance()
+    try:
+        with capture_output(stdout=False, stderr=False) as captured:
+            function(*args)
+    finally:
+        InteractiveShell.clear_instance()  # get_ipython() is None again for the tests after this one
+    return [(output.data, output.metadata) for output in captured.outputs]
 
 
 @pytest.mark.parametrize("value", [3.25, 17, "text"])
-def test_glue_emits_exactly_what_myst_nb_glue_emits(monkeypatch, value):
+def test_glue_emits_exactly_what_myst_nb_glue_emits(value):
     from myst_nb import glue as myst_glue
 
-    ours = _captured_displays(monkeypatch, helpers.glue, "key", value)
-    theirs = _captured_displays(monkeypatch, myst_glue, "key", value, False)
+    ours = _captured_displays(helpers.glue, "key", value)
+    theirs = _captured_displays(myst_glue, "key", value, False)
     assert ours == theirs and len(ours) == 1
 
 
-def test_glue_rounds(monkeypatch):
+def test_glue_rounds():
     for value, digits, expected in (
         (3.14159, 2, "3.14"),
         (41.6, 0, "42"),
         (17943.2, -2, "17900"),
         (2.94e-8, 10, "2.94e-08"),
     ):
-        (((bundle,), _),) = _captured_displays(monkeypatch, helpers.glue, "x", value, digits)
+        ((bundle, _),) = _captured_displays(helpers.glue, "x", value, digits)
         assert bundle["application/papermill.record/text/plain"] == expected
 
 
-def test_glue_outside_ipython_does_nothing():
-    assert helpers.glue("x", 1.0, digits=2) is None
+def test_glue_outside_ipython_displays_nothing(monkeypatch):
+    """In a plain Python process (no IPython shell: get_ipython() is None) glue shows nothing:
+    a learner's script that imports a chapter's code prints no display bundle."""
+    import IPython
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.append((a, k)))
+    helpers.glue("x", 1.0, digits=2)
+    assert shown == []
+    monkeypatch.undo()
+    assert _captured_displays(helpers.glue, "x", 1.0, 2), "inside IPython the same call displays"
 
 
 @pytest.mark.parametrize("args, error", [(("", 1.0), TypeError), ((3, 1.0), TypeError), (("x", "a", 2), TypeError)])
@@ -187,10 +136,20 @@ def test_glue_bad_input(args, error):
         helpers.glue(*args)
 
 
-def test_glue_band_holds_and_is_recorded(monkeypatch):
-    (((bundle,), kwargs),) = _captured_displays(monkeypatch, lambda: helpers.glue("acc", 0.9612, 2, band=(0.9, 1.0)))
+def test_glue_band_holds_and_is_recorded():
+    ((bundle, metadata),) = _captured_displays(lambda: helpers.glue("acc", 0.9612, 2, band=(0.9, 1.0)))
     assert bundle["application/papermill.record/text/plain"] == "0.96"
-    assert kwargs["metadata"]["scrapbook"]["band"] == [0.9, 1.0]
+    assert metadata["scrapbook"]["band"] == [0.9, 1.0]
+
+
+def test_glue_of_a_list_rounds_and_bands_each_value():
+    ((bundle, metadata),) = _captured_displays(lambda: helpers.glue("seeds", [0.123, 0.456], 2, band=(0, 1)))
+    assert bundle["application/papermill.record/text/plain"] == "[0.12, 0.46]"
+    assert metadata["scrapbook"]["band"] == [0, 1]
+    with pytest.raises(AssertionError, match="seeds"):
+        helpers.glue("seeds", [0.5, 1.5], band=(0, 1))
+    with pytest.raises(TypeError, match=r"value\[1\]"):
+        helpers.glue("seeds", [0.5, "a"], digits=2)
 
 
 @pytest.mark.parametrize("value", [0.84, float("nan"), 1.2])

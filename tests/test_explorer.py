@@ -6,7 +6,9 @@
 2. Its default state reproduces the chapters' measured means: at d_k = 64 (and 4096) over 128
    keys, its averages over its own 2,560 random rows lie within 4 standard errors of the chapters'
    values (the standard error of the difference: its own rows' spread, and the spread of the
-   chapters' per-seed values over their 20 seeds, both measured here).
+   chapters' per-seed values over their 20 seeds, which the chapters glue beside each mark:
+   book/scale_explorer.yml's ``per_seed``). The chapters compute their statistics once; nothing here
+   computes them again.
 3. On the built pages it works as a reader uses it: keyboard, touch-sized controls, labels for
    screen readers, clean under axe in light and dark mode, legible at 390 px, translated in the
    Chinese edition, and its static stand-in shows without JavaScript and in print.
@@ -22,10 +24,11 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 
 import helpers
-from tests.browser import ROOT, axe_violations, load, new_context
-from tools.notebook_format import glued_outputs, read
+from tests.browser import MODES, ROOT, load, new_context, page_check
+from tools.notebook_format import averages_to, glued_numbers, glued_outputs, read
 
 MATH = ROOT / "book" / "_assets" / "scale-explorer-math.js"
 OUT = ROOT / "_build" / "explorer"
@@ -144,61 +147,24 @@ def glued(notebook: str) -> dict[str, str]:
 
 # the explorer's default number of rows: as many as chapter 3 measures per width (its seeds x 128)
 ROWS = int(glued("03_softmax_saturation")["n_seeds"]) * 128
+EXPLORER = yaml.safe_load((ROOT / "book" / "scale_explorer.yml").read_text(encoding="utf-8"))
 
 
-def chapter_per_seed(d_k: int) -> dict[tuple[str, str], list[float]]:
-    """The chapters' statistics at width d_k over 128 keys, one value per seed, recomputed as the
-    chapters compute them: chapter 1 over 8 x 128 rows per seed at d_k = 64 (its bug-A table);
-    chapter 3 over 128 rows per seed (the median of each seed's rows, and at 4096 the rows' entropy)."""
-    values: dict[tuple[str, str], list[float]] = {}
-    torch.set_num_threads(1)
-    for seed in range(int(glued("03_softmax_saturation")["n_seeds"])):
-        if d_k == 64:
-            helpers.seed_everything(seed)
-            q, k = torch.randn(2, 8, 128, d_k)
-            raw = q @ k.transpose(-2, -1)
-            for arm, scale in (("none", 1.0), ("sqrt", 1 / math.sqrt(d_k))):
-                weights = torch.softmax(raw * scale, dim=-1)
-                values.setdefault(("entropy", arm), []).append(helpers.softmax_entropy(weights).mean().item())
-                values.setdefault(("largest", arm), []).append(weights.amax(dim=-1).mean().item())
-        helpers.seed_everything(seed)
-        q, k = torch.randn(2, 128, d_k)
-        upstream = torch.randn(128, 128)
-        raw = helpers.attention_logits(q, k, scale=1.0)
-        for arm, scale in (("none", 1.0), ("sqrt", 1 / math.sqrt(d_k))):
-            p = torch.softmax(raw * scale, dim=-1)
-            if d_k != 64:  # chapter 3 glues the rows' entropy at 4096 (the scale explorer's reference)
-                values.setdefault(("entropy", arm), []).append(helpers.softmax_entropy(p).mean().item())
-            rows = helpers.softmax_backward(p, upstream).norm(dim=-1)
-            values.setdefault(("grad_median", arm), []).append(rows.quantile(0.5).item())
-            values.setdefault(("dead", arm), []).append((rows < 1e-3).float().mean().item())
-    return values
+def glued_at(reference: str) -> str:
+    """The glued text of ``notebook::name``."""
+    notebook, name = reference.split("::")
+    return glued(notebook)[name]
 
 
-def two_significant(value: float) -> float:
-    """Chapter 3's rounding of its published gradients (glue_2g): two significant digits, one below 1e-5."""
-    return round(value, (1 if value >= 1e-5 else 0) - math.floor(math.log10(value))) if value > 0 else 0.0
+def chapter_values(d_k: int) -> dict[tuple[str, str], tuple[str, list[float]]]:
+    """(quantity, multiplier) -> the chapter's glued mark and its per-seed values, at width d_k over 128 keys:
+    what book/scale_explorer.yml names (chapter 1 over 8 x 128 rows per seed, chapter 3 over 128 rows)."""
+    return {
+        (entry["quantity"], entry["multiplier"]): (glued_at(entry["glue"]), glued_numbers(glued_at(entry["per_seed"])))
+        for entry in EXPLORER["references"]
+        if entry["d_k"] == d_k and entry["keys"] == 128 and "per_seed" in entry
+    }
 
-
-def two_decimals(value: float) -> float:
-    return round(value, 2)
-
-
-# (quantity, arm, d_k) -> the glued value and the rounding the notebook applied to it
-GLUED = {
-    ("entropy", "none", 64): ("01_where_the_scale_sits", "bug_a_entropy_64", two_decimals),
-    ("entropy", "sqrt", 64): ("01_where_the_scale_sits", "correct_entropy_64", two_decimals),
-    ("largest", "none", 64): ("01_where_the_scale_sits", "bug_a_max_64", two_decimals),
-    ("largest", "sqrt", 64): ("01_where_the_scale_sits", "correct_max_64", two_decimals),
-    ("grad_median", "none", 64): ("03_softmax_saturation", "row_median_unscaled_64", two_significant),
-    ("grad_median", "sqrt", 64): ("03_softmax_saturation", "row_median_scaled_64", two_significant),
-    ("dead", "none", 64): ("03_softmax_saturation", "dead_rows_unscaled_64", two_significant),
-    ("entropy", "none", 4096): ("03_softmax_saturation", "entropy_unscaled_4096", lambda v: round(v, 3)),
-    ("entropy", "sqrt", 4096): ("03_softmax_saturation", "entropy_scaled_4096", two_decimals),
-    ("grad_median", "none", 4096): ("03_softmax_saturation", "row_median_unscaled_4096", two_significant),
-    ("grad_median", "sqrt", 4096): ("03_softmax_saturation", "row_median_scaled_4096", two_significant),
-    ("dead", "none", 4096): ("03_softmax_saturation", "dead_rows_unscaled_4096", two_significant),
-}
 
 JS_STATE = """([rows, dK]) => {
     const M = ScaleExplorerMath;
@@ -222,16 +188,10 @@ def test_the_explorer_reproduces_the_chapters(blank_page, d_k):
     chapter's is the standard deviation of its per-seed values over sqrt(seeds).
     """
     js = dict(zip(("none", "sqrt"), blank_page.evaluate(JS_STATE, [ROWS, d_k]), strict=True))
-    chapters = chapter_per_seed(d_k)
     report, failures = {}, []
-    for (quantity, arm, width), (notebook, name, rounding) in GLUED.items():
-        if width != d_k:
-            continue
-        per_seed = chapters[quantity, arm]
+    for (quantity, arm), (text, per_seed) in chapter_values(d_k).items():
         chapter_mean = statistics.fmean(per_seed)
-        text = glued(notebook)[name]
-        # the recomputation is the chapter's own statistic: it rounds to the glued text
-        assert rounding(chapter_mean) == pytest.approx(float(text), rel=1e-9, abs=1e-15), (name, chapter_mean, text)
+        assert averages_to(per_seed, text), (quantity, arm, chapter_mean, text)  # the mark is their mean
         rows = js[arm]
         if quantity in ("entropy", "largest"):
             value, error = statistics.fmean(rows[quantity]), statistics.stdev(rows[quantity]) / math.sqrt(ROWS)
@@ -378,55 +338,46 @@ def test_the_full_explorer_shows_the_chapters_values_and_follows_the_keyboard(br
     context.close()
 
 
-@pytest.mark.parametrize("viewport", ["desktop", "phone"])
-@pytest.mark.parametrize("mode", ["light", "dark"])
-def test_the_explorer_reads_in_every_mode_and_width(browser, site_url, built_site, viewport, mode):
-    """No axe violation, no sideways scrolling, text and ticks >= 9 px, controls >= 24 px tall,
-    in both editions; screenshots for the closing note."""
-    context = new_context(browser, viewport, mode)
-    problems = []
-    for path in ("book/index.html", "zh/book/index.html"):
-        page = load(context, f"{site_url}/{path}")
-        selector = full_explorer(page)
-        wait_ready(page, selector)
-        report = page.evaluate(
-            """selector => {
-                const boxes = [...document.querySelectorAll('.scale-explorer')];
-                const small = [];
-                for (const box of boxes) for (const node of box.querySelectorAll('.scale-explorer-app *')) {
-                    const text = [...node.childNodes].some(c => c.nodeType === 3 && c.textContent.trim());
-                    if (!text) continue;
-                    const size = parseFloat(getComputedStyle(node).fontSize)
-                        * (node instanceof SVGElement ? node.ownerSVGElement.getBoundingClientRect().width / 320 : 1);
-                    if (size < 9) small.push(node.textContent.slice(0, 30) + ' ' + size.toFixed(1));
-                }
-                // a radio button's target is its label too (clicking either selects it)
-                const controls = [...document.querySelectorAll('.scale-explorer input, .scale-explorer button')]
-                    .filter(c => c.offsetParent !== null)
-                    .map(c => (c.type === 'radio' ? c.closest('.se-radio') : c).getBoundingClientRect())
-                    .filter(r => r.height < 24 || r.width < 24).length;
-                return {small, controls, overflow: document.documentElement.scrollWidth > innerWidth + 1,
-                        wider: boxes.filter(b => b.scrollWidth > b.clientWidth + 1).length,
-                        labels: document.querySelector(selector + ' .se-title').textContent};
-            }""",
-            selector,
-        )
-        problems += [f"{path}: text under 9 px: {s}" for s in report["small"]]
-        if report["controls"]:
-            problems.append(f"{path}: {report['controls']} controls smaller than 24 x 24 px")
-        if report["overflow"] or report["wider"]:
-            problems.append(f"{path}: the explorer is wider than the page")
-        if path.startswith("zh/") and report["labels"] != "动手看一行注意力":
-            problems.append(f"{path}: labels not translated: {report['labels']}")
-        problems += [f"{path}: axe {v}" for v in axe_violations(page)]
-        problems += [f"{path}: {p}" for p in page.problems]
-        if SHOTS and not path.startswith("zh/"):
-            page.locator(selector).screenshot(path=str(SHOTS / f"site-explorer-{viewport}-{mode}.png"))
-            if viewport == "desktop" and mode == "light":
-                page.locator(".scale-explorer").first.screenshot(path=str(SHOTS / "site-explorer-landing-compact.png"))
-        page.close()
-    context.close()
-    assert not problems, "\n".join(problems)
+EXPLORER_REPORT = """() => {
+    const boxes = [...document.querySelectorAll('.scale-explorer')];
+    const small = [];
+    for (const box of boxes) for (const node of box.querySelectorAll('.scale-explorer-app *')) {
+        const text = [...node.childNodes].some(c => c.nodeType === 3 && c.textContent.trim());
+        if (!text) continue;
+        const size = parseFloat(getComputedStyle(node).fontSize)
+            * (node instanceof SVGElement ? node.ownerSVGElement.getBoundingClientRect().width / 320 : 1);
+        if (size < 9) small.push(node.textContent.slice(0, 30) + ' ' + size.toFixed(1));
+    }
+    // a radio button's target is its label too (clicking either selects it)
+    const controls = [...document.querySelectorAll('.scale-explorer input, .scale-explorer button')]
+        .filter(c => c.offsetParent !== null)
+        .map(c => (c.type === 'radio' ? c.closest('.se-radio') : c).getBoundingClientRect())
+        .filter(r => r.height < 24 || r.width < 24).length;
+    return {small, controls, boxes: boxes.length, ready: boxes.every(b => b.dataset.ready === 'all'),
+            wider: boxes.filter(b => b.scrollWidth > b.clientWidth + 1).length,
+            titles: boxes.map(b => (b.querySelector('.se-title') || {textContent: ''}).textContent)};
+}"""
+
+
+@page_check(modes=MODES, pages=lambda path: path.removeprefix("zh/") in PAGES.values())
+def test_the_explorer_reads_in_every_mode_and_width(page, view):
+    """The landing page's compact explorer and chapter 3's full one, in both editions, at 1280 and
+    390 px, light and dark: text and ticks >= 9 px, controls >= 24 px, no explorer wider than its
+    box, the Chinese labels translated. (Every page's checks read these loads too: axe, nothing
+    wider than the page, no console error: tests/test_site.py.)"""
+    report = page.evaluate(EXPLORER_REPORT)
+    problems = [] if report["boxes"] and report["ready"] else [f"{report['boxes']} explorers, not all ready"]
+    problems += [f"text under 9 px: {s}" for s in report["small"]]
+    if report["controls"]:
+        problems.append(f"{report['controls']} controls smaller than 24 x 24 px")
+    if report["wider"]:
+        problems.append("an explorer is wider than its box")
+    if view.path.startswith("zh/") and any(t != "动手看一行注意力" for t in report["titles"]):
+        problems.append(f"labels not translated: {report['titles']}")
+    if SHOTS and not view.path.startswith("zh/"):
+        name = "landing-compact" if view.path == PAGES["landing"] else f"{view.viewport}-{view.mode}"
+        page.locator(".scale-explorer").first.screenshot(path=str(SHOTS / f"site-explorer-{name}.png"))
+    return problems
 
 
 def test_the_static_stand_in_shows_without_javascript_and_in_print(browser, site_url):

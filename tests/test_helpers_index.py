@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import helpers
-from tools.helpers_index import chapter_label, chapters_line, code_sources, helpers_imports, modules, with_chapters_line
+from tools.helpers_index import chapter_label, code_sources, helpers_imports, modules
 from tools.notebook_format import chapter_notebooks
 
 
@@ -91,14 +91,9 @@ def test_each_chapters_first_helper_call_links_to_its_entry_in_both_editions(bui
             assert (f"helpers-{first}", first) in links, f"{page}: the first helper call, {first}, links nowhere"
 
 
-def test_each_module_says_what_it_is_for_and_which_chapters_reach_it():
-    # make tidy writes the last line (tools/tidy.py); this says which module is behind, and why
+def test_each_module_says_what_it_is_for():
+    # which chapters reach a module is derived, and shown only on the helpers page (book/_ext/helpers_api.py)
     for module in modules():
         lines = module.docstring.splitlines()
         assert lines and lines[0].endswith("."), f"helpers/{module.name}.py: no one-line purpose on top"
-        expected = chapters_line(module)
-        assert lines[-1] == expected, f"helpers/{module.name}.py: run `make tidy` (its last line: {expected})"
-    one_line = '"""What it is for."""\n\nimport math\n'
-    assert with_chapters_line(one_line, "Chapters: 4.") == '"""What it is for.\n\nChapters: 4.\n"""\n\nimport math\n'
-    refreshed = with_chapters_line('"""What.\n\nMore.\n\nChapters: 1.\n"""\n', "Chapters: 1, 2.")
-    assert refreshed == '"""What.\n\nMore.\n\nChapters: 1, 2.\n"""\n'
+        assert not any(line.startswith("Chapters: ") for line in lines), f"helpers/{module.name}.py: a derived line"

@@ -8,8 +8,9 @@ import pytest
 import torch
 from torch import nn
 
-from helpers import RecallModel, scaled_dot_product_attention, train, train_recall_runs
+from helpers import RecallModel, scaled_dot_product_attention, train_recall_runs
 from helpers.device import effective_seed
+from helpers.training import train
 
 STEPS = 30
 FIELDS = ("loss", "accuracy", "attention_on_answer", "max_weight", "saturated", "logit_std", "temperature")

@@ -1,15 +1,21 @@
-"""The learner edition, tested the way a learner meets it (tools/learner.py).
+"""The learner edition, generated here and tested the way a learner meets it (tools/learner.py).
 
-- It is current: what ``make tidy`` would write is what is committed.
+It is a build product (never committed): this generates both languages into a temporary folder, as
+the site's build and ``make release`` do, and checks them.
+
 - Rendered by a plain notebook renderer (nbconvert's HTML, as JupyterLab, Colab, VS Code and
   GitHub render Markdown), no MyST is left: no role, directive fence, option, label or
   equation label, in the Markdown or in the HTML it becomes.
 - Every number the prose shows is the value the committed run glued, formatted as the role
   asks, and marked; no glue role is lost or invented.
 - Every solution is folded in a ``<details>``, and every exercise is not.
-- Its code cells are the chapter's, and it carries no outputs.
-- The English chapters 3 and 6 run top to bottom in a fresh kernel of the light environment
-  (binder's packages only, helpers installed by the notebook's own setup cell).
+- Its code cells are the chapter's as the learner should see them: the setup cell first, then
+  every code cell not tagged ``remove-cell`` (no build-only cell), byte for byte.
+- Its outputs are the committed run's, less the glue records no front end shows: every figure is
+  there before anything runs (the Chinese copy in the Chinese edition), every table printed.
+- Two chapters (English 6, Chinese 7b) run top to bottom in a fresh kernel of the light environment
+  (binder's packages only), helpers installed by the notebook's own setup cell from a wheel served
+  on 127.0.0.1, as from the site; a failed install says what to do.
 """
 
 from __future__ import annotations
@@ -22,15 +28,13 @@ from pathlib import Path
 import nbformat
 import pytest
 from myst_nb.core.variables import format_plain_text
-from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from tests.light_env import light_kernel
-from tools import learner
-from tools.colab_cell import is_setup_cell, setup_cell_source
-from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, read
+from tools import learner, learner_run
+from tools.notebook_format import COLAB_MARKER, GLUE_PREFIX, ROOT, chapter_notebooks, glued_outputs, read, tags
+from tools.release import build_wheel
 
-EDITIONS = ("en", "zh_CN")
+EDITIONS = learner.LANGUAGES
 CHAPTERS = chapter_notebooks()
 CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 # what MyST writes and a plain renderer shows raw
@@ -46,27 +50,67 @@ MYST = {
 }
 
 
-def learner_file(path: Path, language: str) -> Path:
-    return ROOT / learner.learner_path(str(path.relative_to(ROOT).with_suffix("")), language)
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory) -> Path:
+    """Both languages of the learner edition, written as the build writes them."""
+    folder = tmp_path_factory.mktemp("learner")
+    learner.write(folder)
+    return folder
+
+
+def learner_file(folder: Path, path: Path, language: str) -> Path:
+    return folder / language / path.name
 
 
 def edition_cases():
     return [pytest.param(path, language, id=f"{language}-{path.stem}") for language in EDITIONS for path in CHAPTERS]
 
 
-def test_the_learner_edition_is_current():
-    assert not learner.stale(), "run `make tidy` (python -m tools.learner)"
-
-
-def test_code_cells_are_the_chapters_and_carry_no_outputs():
+def test_the_chapters_carry_no_setup_cell():
+    """The learner builder writes the setup cell; a chapter that carried one would install twice."""
     for path in CHAPTERS:
-        code = [c.source for c in read(path).cells if c.cell_type == "code"]
-        for language in EDITIONS:
-            notebook = read(learner_file(path, language))
-            cells = [c for c in notebook.cells if c.cell_type == "code"]
-            assert [c.source for c in cells] == code, f"{language}/{path.name}"
-            assert all(not c.outputs and c.execution_count is None for c in cells), f"{language}/{path.name}"
-            assert is_setup_cell(cells[0]), f"{language}/{path.name}: the setup cell comes first"
+        assert not [c for c in read(path).cells if c.source.startswith(COLAB_MARKER)], path.name
+
+
+def visible_code(path: Path) -> list[nbformat.NotebookNode]:
+    return [c for c in read(path).cells if c.cell_type == "code" and "remove-cell" not in tags(c)]
+
+
+@pytest.mark.parametrize(("path", "language"), edition_cases())
+def test_code_is_the_chapters_less_its_build_only_cells(edition, path, language):
+    cells = [c for c in read(learner_file(edition, path, language)).cells if c.cell_type == "code"]
+    assert cells[0].source == learner.setup_cell(language).source, "the setup cell comes first"
+    assert [c.source for c in cells[1:]] == [c.source for c in visible_code(path)]
+    assert not [c for c in cells if "remove-cell" in tags(c)], "a build-only cell is left"
+
+
+def figures(cells) -> list[str]:
+    return [o.data["image/png"] for c in cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+
+
+def seen(cell) -> list:
+    """The outputs a learner sees: none of the glue records (``application/papermill.record/*``)."""
+    return [o for o in cell.outputs if not ("data" in o and all(key.startswith(GLUE_PREFIX) for key in o.data))]
+
+
+@pytest.mark.parametrize(("path", "language"), edition_cases())
+def test_outputs_are_the_committed_runs_less_the_glue(edition, path, language):
+    cells = [c for c in read(learner_file(edition, path, language)).cells if c.cell_type == "code"][1:]
+    source = visible_code(path)
+    assert [len(c.outputs) for c in cells] == [len(seen(c)) for c in source]
+    assert not [key for c in cells for o in c.outputs for key in o.get("data", {}) if key.startswith(GLUE_PREFIX)]
+    shown, committed = figures(cells), figures(source)
+    assert len(shown) == len(committed) > 0, "every figure shows before anything runs"
+    if language == "en":
+        assert shown == committed
+        assert [o for c in cells for o in c.outputs if o.output_type == "stream"] == [
+            o for c in source for o in c.outputs if o.output_type == "stream"
+        ]
+    else:  # the Chinese copies that the chapter glues, as the Chinese pages show them
+        copies = {g.name: g for g in glued_outputs(read(path)) if g.is_figure}
+        names = [c.metadata.get("mystnb", {}).get("figure", {}).get("name", "") for c in source if figures([c])]
+        assert all(f"{n.replace('-', '_')}_zh" in copies for n in names)
+        assert not set(shown) & set(committed), "an English figure in the Chinese edition"
 
 
 class Rendered(HTMLParser):
@@ -124,13 +168,13 @@ def plain(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def rendered() -> dict[tuple[str, str], tuple[str, Rendered]]:
-    return {(language, path.name): render(learner_file(path, language)) for path in CHAPTERS for language in EDITIONS}
+def rendered(edition) -> dict[tuple[str, str], tuple[str, Rendered]]:
+    return {(lang, path.name): render(learner_file(edition, path, lang)) for path in CHAPTERS for lang in EDITIONS}
 
 
 @pytest.mark.parametrize(("path", "language"), edition_cases())
-def test_no_myst_is_left(path, language, rendered):
-    notebook = read(learner_file(path, language))
+def test_no_myst_is_left(edition, path, language, rendered):
+    notebook = read(learner_file(edition, path, language))
     markdown = "\n\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     prose = CODE.sub("", markdown)
     found = {name: pattern.findall(prose)[:3] for name, pattern in MYST.items() if pattern.search(prose)}
@@ -185,8 +229,8 @@ def expected_numbers(path: Path) -> Counter[str]:
 
 
 @pytest.mark.parametrize(("path", "language"), edition_cases())
-def test_every_number_is_the_glued_value(path, language):
-    notebook = read(learner_file(path, language))
+def test_every_number_is_the_glued_value(edition, path, language):
+    notebook = read(learner_file(edition, path, language))
     text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     shown: Counter[str] = Counter()
     for value in sorted(expected := expected_numbers(path), key=len, reverse=True):  # "0.5" before "5"
@@ -229,24 +273,34 @@ def test_solutions_fold_and_exercises_do_not(path, language, rendered):
     )
 
 
+# Two of the cheapest chapters to run (make test's CPU budget): English 6, which shows the article's own error
+# and carries on, and Chinese 7b; python -m tools.learner_run runs all of them from a release.
+KERNEL_RUNS = [("en", "06_the_experiment"), ("zh_CN", "07b_advanced_questions")]
+
+
 @pytest.mark.kernel
-@pytest.mark.parametrize("stem", ["03_softmax_saturation", "06_the_experiment"])
-def test_runs_top_to_bottom_in_the_light_environment(stem, tmp_path):
-    path = ROOT / learner.learner_path(f"notebooks/{stem}", "en")
-    notebook = read(path)
-    setup = next(c for c in notebook.cells if c.cell_type == "code")
-    setup.source = setup_cell_source(target=str(ROOT))  # this checkout, not the release on GitHub
-    with light_kernel(tmp_path) as (kernel_name, _):
-        # a copy of the notebook in a folder of its own, as a learner downloads it
-        NotebookClient(
-            notebook, timeout=900, kernel_name=kernel_name, resources={"metadata": {"path": str(tmp_path)}}
-        ).execute()
-    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.output_type == "error"]
-    assert not errors, errors[0]
-    if stem == "06_the_experiment":
-        printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
-        assert "RuntimeError: element 0 of tensors does not require grad" in printed  # the article's error, shown
-    nbformat.validate(notebook)
+def test_runs_top_to_bottom_in_the_light_environment(edition, tmp_path):
+    """As a learner downloads them: a fresh kernel each, helpers installed by the setup cell from the wheel
+    (served on 127.0.0.1 as the site serves it); first a setup cell whose download fails, which says what to do."""
+    site = tmp_path / "site"
+    build_wheel(site / "dist")
+    failing = nbformat.v4.new_notebook(cells=[learner.setup_cell("en")])
+    failing.cells[0].source = failing.cells[0].source.replace(learner.site_url(), "http://127.0.0.1:9/")
+    (tmp_path / "failing").mkdir()
+    nbformat.write(failing, tmp_path / "failing" / "00_setup.ipynb")
+    notebooks = [tmp_path / "failing" / "00_setup.ipynb"]
+    notebooks += [edition / language / f"{stem}.ipynb" for language, stem in KERNEL_RUNS]
+    runs = learner_run.run(notebooks, site, tmp_path / "kernel")
+    assert [r.error for r in runs] == [None] * len(runs), runs
+    printed = "".join(o.get("text", "") for c in runs[0].notebook.cells for o in c.outputs)
+    assert "Could not install the book's helpers package" in printed and learner.wheel_name() in printed
+    for item in runs[1:]:
+        setup, *cells = [c for c in item.notebook.cells if c.cell_type == "code"]
+        assert not [o for o in setup.outputs if o.output_type == "error"]
+        assert figures(cells), f"{item.path.name}: no figure drawn"
+        nbformat.validate(item.notebook)
+    printed = "".join(o.get("text", "") for c in runs[1].notebook.cells for o in c.get("outputs", []))
+    assert "RuntimeError: element 0 of tensors does not require grad" in printed  # the article's error, shown
 
 
 SAMPLE = r"""(sec-sample)=

@@ -283,15 +283,13 @@ LEVEL_ZH = re.compile(r"（(★{1,3})，(\d+) 分钟）$")
 
 
 def test_every_exercise_has_a_difficulty_and_minutes():
-    """Every exercise of chapters 1-7b names its difficulty (★ to ★★★) and the minutes a student
+    """Every exercise of every chapter names its difficulty (★ to ★★★) and the minutes a student
     needs in its title line, `Title (★★, 15 min)`, and its Chinese title says the same, `（★★，15 分钟）`."""
     from tools.locale import catalog
     from tools.notebook_format import read
 
     problems, count = [], 0
     for path in chapter_notebooks():
-        if path.stem >= "08":
-            continue  # chapter 8 (issue 31) is not part of the lecture kit's issue
         translated = {m.id: m.string for m in catalog(f"notebooks/{path.stem}") if m.id}
         for cell in read(path).cells:
             for match in EXERCISE.finditer(cell.source if cell.cell_type == "markdown" else ""):

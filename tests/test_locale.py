@@ -1,22 +1,20 @@
 """The Chinese edition: complete and current catalogs, translations that keep every glued
 number, role, equation and reference of their source, one word per glossary term, and
-Chinese notebooks that differ from the English ones in their prose only."""
+Chinese notebooks (built in memory from the catalogs) that differ from the English ones in their prose only."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
 
-import nbformat
 import pytest
 import yaml
 
 from tools import claims
-from tools.locale import CATALOGS, ZH_NOTEBOOKS, catalog, chinese_notebook
+from tools.locale import CATALOGS, catalog, chinese_notebook
 from tools.notebook_format import ROLE, ROOT, chapter_notebooks, read
 
 PO_FILES = sorted(CATALOGS.rglob("*.po"))
@@ -146,23 +144,17 @@ def test_one_sentence_has_one_translation():
 
 
 @pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
-def test_chinese_notebooks_are_current_and_differ_only_in_prose(path):
-    generated = ZH_NOTEBOOKS / path.name
-    assert generated.is_file(), "run `make locale`"
-    committed = json.loads(generated.read_text(encoding="utf-8"))
-    expected = json.loads(nbformat.writes(chinese_notebook(path)))  # as written: sources split into lines
-    assert committed == expected, f"{generated.name} is stale: run `python -m tools.locale --notebooks`"
-    english = read(path)
-    english_as_written = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    assert len(english.cells) == len(committed["cells"])
-    for en, zh in zip(english_as_written, committed["cells"], strict=True):
-        if en["cell_type"] == "code":
-            assert zh["source"] == en["source"] and zh["outputs"] == en["outputs"]
+def test_chinese_notebooks_differ_only_in_prose(path):
+    english, chinese = read(path), chinese_notebook(path)
+    assert len(english.cells) == len(chinese.cells)
+    for en, zh in zip(english.cells, chinese.cells, strict=True):
+        if en.cell_type == "code":
+            assert zh.source == en.source and zh.outputs == en.outputs
     prose = [c for c in english.cells if c.cell_type == "markdown"]
     translated = [
         c
-        for c, z in zip(english.cells, committed["cells"], strict=True)
-        if c.cell_type == "markdown" and "".join(z["source"]) != c.source
+        for c, z in zip(english.cells, chinese.cells, strict=True)
+        if c.cell_type == "markdown" and z.source != c.source
     ]
     assert len(translated) >= 0.9 * len(prose), f"only {len(translated)} of {len(prose)} markdown cells translated"
 
@@ -191,7 +183,7 @@ ENGLISH_WORD = re.compile(r"(?<![\w.\\/-])[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*(?
 def visible_text(html: str) -> tuple[list[str], list[str]]:
     """What a reader of one built page sees as prose: its text outside code, math and the
     bibliography, its tooltips, placeholder and alt texts; and, apart, the text of the tables
-    that code cells print (helpers.table), which the catalogs do not reach yet (issue 30, item 10)."""
+    that code cells print (helpers.table), which the catalogs do not reach yet."""
     from bs4 import BeautifulSoup, Comment, Doctype
 
     hints = TOGGLE_HINT.findall(html)  # sphinx-togglebutton's "Click to show", set in a <script>
@@ -269,7 +261,7 @@ def chinese_site_english(site: Path) -> tuple[dict[str, Counter[str]], set[str]]
 
 
 def test_chinese_pages_show_no_english_outside_code_math_names_and_citations(built_site):
-    """Done-when of issue 30: every English word a reader sees on a Chinese page is either gone or
+    """Every English word a reader sees on a Chinese page is either gone or
     listed, with its reason, in locales/zh_CN/english.yml (a name, a term Chinese ML writing keeps in
     English, the article's own words). The code-printed tables are counted apart, and their count
     may only fall."""

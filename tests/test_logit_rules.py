@@ -1,4 +1,5 @@
-"""helpers.logit_rules: QK-norm on the recall model, and chapter 8's design held to chapter 6's."""
+"""helpers.logit_rules and helpers.sink: QK-norm and a sink logit on the recall model, and chapter 8's design
+held to chapter 6's."""
 
 from __future__ import annotations
 
@@ -10,15 +11,8 @@ import torch
 
 from helpers import RecallModel, train_recall
 from helpers.device import effective_seed
-from helpers.logit_rules import (
-    QKNormRecallModel,
-    SinkRecallModel,
-    no_answer_batch,
-    qk_norm,
-    train_cosine_runs,
-    train_logit_rule,
-    train_sink,
-)
+from helpers.logit_rules import QKNormRecallModel, qk_norm, train_cosine_runs, train_logit_rule
+from helpers.sink import SinkRecallModel, no_answer_batch, train_sink
 from helpers.training import _draw_recall_batch, recall_batch
 from tools import ch6_pilot, ch8_pilot
 from tools.notebook_format import design_cell

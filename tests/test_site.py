@@ -5,8 +5,15 @@ The browser checks are page checks (tests/browser.py): each page of both edition
 once per viewport (desktop, phone), in light mode, and every check below reads that one load;
 the dark view is the same page after a click on the theme's colour-mode button, as a reader
 switches (a stored dark mode, shown from the first load, is checked on the landing pages:
-``test_a_stored_dark_mode_is_shown_on_load``). Dark mode keeps the light mode's DOM
-(``test_dark_mode_changes_no_element`` holds every page to it) but not its layout:
+``test_a_stored_dark_mode_is_shown_on_load``).
+
+What a page's own content decides is checked on every page, at both widths and in both modes:
+no failed request or console error, math typeset and unclipped, nothing wider than the page,
+figures loaded and legible, axe on the content. What the theme decides (the colour mode shown,
+dark mode keeping the DOM, axe on the chrome, the phone's navigation, the header's buttons) is
+the same on every page of a template, and is checked on one page per template and edition
+(``scope=TEMPLATE``; test_pages_of_one_template_share_their_chrome holds the other pages to
+their template's controls). Dark mode keeps the light mode's DOM but not its layout:
 pydata-sphinx-theme 0.16.1 pads cell outputs and their images by 8 px in dark mode
 (``html[data-theme=dark] .bd-content div.cell_output img`` in its stylesheet). So the layout
 checks run in both modes, axe runs in dark mode the rules whose result the colours or that
@@ -14,6 +21,7 @@ padding can change (every rule in light mode), and phone navigation runs once, i
 
 from __future__ import annotations
 
+import difflib
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -28,20 +36,21 @@ from tests.browser import (
     LEAVES,
     MODES,
     ROOT,
-    SCREENSHOTS,
     SHOWN_MODE,
     SITE_VIEWPORTS,
+    TEMPLATE,
     UNSHOWN_FALLBACKS,
-    View,
     axe_violations,
     load,
     new_context,
     page_check,
     reader_problems,
     redirect_pages,
+    representatives,
     site_pages,
+    switch_mode,
+    template,
     tick_label_px,
-    view_params,
 )
 from tools.notebook_format import NOTEBOOK_DIR, toc_files
 
@@ -180,7 +189,34 @@ def test_glued_values_were_all_pasted(pages):
         assert "{glue:" not in text and "glue:text" not in text, page.name
 
 
-# --- in the browser: one load per page, viewport and mode ------------------------------------
+# The chrome's controls: every button, and every link styled as one, outside the article. The
+# button that opens a page's contents (secondary-toggle) is left out: a page has it when it has
+# sections, which its content decides.
+CONTROL = re.compile(r"""<(button|a)\b[^>]*\bclass="([^"]*\bbtn\b[^"]*)\"""")
+
+
+def chrome_controls(page: Path) -> set[tuple[str, str]]:
+    text = re.sub(r'<article class="bd-article".*?</article>', "", page.read_text(encoding="utf-8"), flags=re.S)
+    found = {(tag, " ".join(sorted(classes.split()))) for tag, classes in CONTROL.findall(text)}
+    return {(tag, classes) for tag, classes in found if "secondary-toggle" not in classes}
+
+
+def test_pages_of_one_template_share_their_chrome(built_site):
+    """The checks of the theme's chrome run on one page per template (tests/browser.py, template):
+    every other page of the template must have its representative's controls, or it is a template
+    of its own, to be named in tests/browser.py."""
+    stand_ins = representatives()
+    controls = {path: chrome_controls(built_site / path) for path in stand_ins.values()}
+    assert all(controls.values()), "the representatives have no controls: the pattern no longer reads the theme"
+    for path in site_pages():
+        mine, theirs = chrome_controls(built_site / path), controls[stand_ins[template(path)]]
+        assert mine == theirs, (
+            f"{path} ({template(path)}) differs from {stand_ins[template(path)]}: "
+            f"only here {sorted(mine - theirs)}, only there {sorted(theirs - mine)}"
+        )
+
+
+# --- in the browser: one load per page and viewport; the dark view after the colour-mode button --
 
 MATH_REPORT = r"""() => {
     const raw = [];
@@ -191,8 +227,11 @@ MATH_REPORT = r"""() => {
         const tex = /\\\(|\\\)|\\\[|\\\]|\$\$|\\sqrt|\\frac/;
         if (tex.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 80));
     }
+    // Sphinx's markup of every formula (span.math inline, div.math displayed): MathJax typesets each
+    const formulas = [...document.querySelectorAll('span.math, div.math')].filter(m => !m.closest('pre, code'));
     return {
         raw: raw,
+        untypeset: formulas.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.slice(0, 60)),
         sidebarMath: document.querySelectorAll('.bd-sidebar-primary span.math, nav span.math').length,
         sidebarTypeset: document.querySelectorAll(
             '.bd-sidebar-primary span.math mjx-container, nav span.math mjx-container').length,
@@ -223,9 +262,8 @@ FIGURE_CORNERS = """() => [...document.querySelectorAll('.cell_output img')].map
     canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
     const context = canvas.getContext('2d');
     context.drawImage(img, 0, 0);
-    return Array.from(context.getImageData(1, 1, 1, 1).data);
+    return [img.src.split('/').pop().slice(0, 40), Array.from(context.getImageData(1, 1, 1, 1).data)];
 })"""
-SHOWCASE = ("notebooks/03_softmax_saturation.html", "notebooks/06_the_experiment.html")
 # axe's rules whose result dark mode can change. With the same elements, attributes and
 # visibility in both modes (test_dark_mode_changes_no_element), what differs is the colours and
 # the 8 px padding of cell outputs: the contrast rules read colours, and the padding can make a
@@ -234,24 +272,188 @@ SHOWCASE = ("notebooks/03_softmax_saturation.html", "notebooks/06_the_experiment
 # outside it and keeps the sizes and distances of the targets inside it, so no target is
 # smaller or closer in dark mode (it was the costliest rule here: about 1 of 4 CPU s per dark view).
 DARK_MODE_RULES = ("color-contrast", "link-in-text-block", "scrollable-region-focusable")
+# axe's rules of colour, which read the colours of text, links and their backgrounds. A page's
+# content has the same colours at every width: the colours the theme sets by width are its
+# chrome's (the sidebars' drawers) and margin notes' (the book has none), and book.css's one
+# colour for phones is the card labels of a table, text that CSS generates and axe does not read.
+# They are half of axe's time on a page (about 1.3 of 2.5 CPU s on chapter 3), so on a phone they
+# run on one page per template, for the chrome's phone layout, and every other page's colours are
+# read at 1280 px.
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
 
 
-def is_showcase(path: str) -> bool:
-    return path in SHOWCASE
+def is_representative(path: str) -> bool:
+    return path in representatives().values()
 
 
-@page_check(modes=MODES)
+# --- the theme's chrome: one page per template and edition, both widths --------------------------
+
+
+@page_check(scope=TEMPLATE, modes=MODES)
 def test_shows_the_mode_asked_for(page, view):
     """The page shows the reader's colour mode: light as stored, dark after the colour-mode button."""
-    theme = page.evaluate("document.documentElement.dataset.theme")
-    return [] if theme == view.mode else [f"the page shows the {theme} theme"]
+    shown = page.evaluate(SHOWN_MODE)
+    return [] if shown == [view.mode, view.mode] else [f"mode and theme {shown}"]
+
+
+# What the page is, apart from its colours and sizes: every element with its attributes (less
+# those that say the mode, and Font Awesome's random ids) and whether it is rendered. Equal in
+# light and dark mode, axe's rules that read only structure, names and visibility find the same
+# in both. The one designed difference is left out: the colour-mode button shows the icon of
+# the mode (a sun or a moon; decorative, aria-hidden). Sizes are not equal: in dark mode
+# pydata-sphinx-theme pads every cell output (its white background), 8 px on each side, so the
+# checks of layout run in both modes, and the tab stop the theme gives a region that scrolls
+# (tabindex) is left out too (chapter 4 has a table that scrolls at 1280 px in dark mode only), with
+# what book/_assets/site.js sets on such a table by the same test (its marks, its cue's visibility).
+FINGERPRINT = r"""() => {
+    const skip = new Set(['data-theme', 'data-mode', 'id', 'aria-labelledby', 'style']);
+    const regions = 'pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, '
+                    + '.pst-scrollable-table-container';
+    const lines = [];
+    for (const e of document.querySelectorAll('body *')) {
+        if (e.closest('mjx-assistive-mml')) continue;
+        const value = a => a.name === 'class' ? a.value.replace(/\bdropdown-menu-dark\b/, '').trim() : a.value;
+        const laidOut = e.matches(regions) ? ['tabindex'] : [];  // the theme's tab stop says whether it scrolls
+        // book/_assets/site.js marks a table box that scrolls, and shows its cue, by the same layout
+        if (e.matches('.table-scroll')) laidOut.push('tabindex', 'data-overflow', 'role', 'aria-label');
+        const attrs = [...e.attributes].filter(a => !skip.has(a.name) && !laidOut.includes(a.name))
+            .map(a => a.name + '=' + value(a));
+        const layoutShown = e.closest('.theme-switch-button > *') || e.matches('.table-scroll-cue');
+        const shown = layoutShown ? '' : ' ' + (e.getClientRects().length > 0);
+        lines.push(e.tagName + ' ' + attrs.join(' ') + shown);
+    }
+    return lines.join('\n');
+}"""
+
+
+@page_check(scope=TEMPLATE, modes=("dark",))
+def test_dark_mode_changes_no_element(page, view):
+    """The page in dark mode has the light mode's elements, attributes and visibility (FINGERPRINT),
+    so axe's rules of structure and names, and phone navigation, find there what they find in light
+    mode: the theme's switch, the same on every page of a template. (The check clicks the button
+    back to light to compare, and again to dark.)"""
+    dark = page.evaluate(FINGERPRINT)
+    switch_mode(page, "light")
+    light = page.evaluate(FINGERPRINT)
+    switch_mode(page, "dark")
+    if dark == light:
+        return []
+    diff = list(difflib.unified_diff(light.splitlines(), dark.splitlines(), "light", "dark", n=1, lineterm=""))
+    return ["the dark page differs from the light one:\n" + "\n".join(line[:300] for line in diff[:40])]
+
+
+# whether the page is scrolling (from its first scroll event to its scrollend)
+SCROLL_WATCH = """() => {
+    window.bookScrolling = false;
+    addEventListener('scroll', () => { window.bookScrolling = true; });
+    addEventListener('scrollend', () => { window.bookScrolling = false; });
+}"""
+SECTION_SHOWN = """anchor => {
+    const target = location.hash === anchor && document.getElementById(decodeURIComponent(anchor.slice(1)));
+    return !!target && !window.bookScrolling && Math.abs(target.getBoundingClientRect().top) < innerHeight / 3;
+}"""
+
+
+def has_contents(path: str) -> bool:
+    """A page with sections, whose contents the theme lists (Sphinx's index and search pages have none)."""
+    return not template(path).endswith(("index", "search"))
+
+
+@page_check(scope=TEMPLATE, viewports=("phone",), order=INTERACTS, pages=has_contents)
+def test_phone_contents_open_and_navigate(page, view):
+    """At 390 x 844, "On this page" opens the page's contents, and a link there takes the reader
+    to its section."""
+    secondary = page.locator("button.secondary-toggle:visible")
+    if not secondary.count():
+        return ["no 'On this page' button"]
+    secondary.first.click()
+    links = page.locator(".bd-sidebar-secondary a.nav-link:visible")
+    try:
+        links.first.wait_for(timeout=5000)
+    except Exception:
+        return ["'On this page' does not open the contents"]
+    link = links.nth(min(1, links.count() - 1))
+    anchor = link.get_attribute("href")
+    page.evaluate(SCROLL_WATCH)
+    link.click()
+    try:  # the theme scrolls smoothly: the section's heading reaches the top, and the scroll ends
+        page.wait_for_function(SECTION_SHOWN, arg=anchor, polling="raf", timeout=10000)
+    except Exception:
+        return [f"the contents link {anchor} did not take the reader to its section (at {page.url})"]
+    # leave the page as the checks that follow expect it: the contents closed (the theme's dialog;
+    # its close event puts the contents back in the page), no section targeted, at the top
+    page.evaluate("document.querySelectorAll('dialog[open]').forEach(d => d.close())")
+    page.wait_for_function("!document.querySelector('dialog[open]')")
+    page.evaluate("history.replaceState(null, '', location.pathname); scrollTo({top: 0, behavior: 'instant'})")
+    page.wait_for_function("scrollY === 0", polling="raf", timeout=10000)
+    return []
+
+
+@page_check(scope=TEMPLATE, viewports=("phone",), order=LEAVES)
+def test_phone_menu_opens_and_navigates(page, view):
+    """At 390 x 844, the menu button opens the book's navigation, and a link in it takes the
+    reader to that page."""
+    page.locator("button.primary-toggle:visible").first.click()
+    sidebar = page.locator(".bd-sidebar-primary")
+    try:
+        sidebar.locator("nav a.reference.internal:visible").first.wait_for(timeout=5000)
+    except Exception:
+        return ["the menu button does not open the navigation"]
+    target = sidebar.locator("nav a.reference.internal:visible").last
+    href = target.get_attribute("href")
+    expected = href.split("#")[0].split("/")[-1]
+    try:
+        with page.expect_navigation(wait_until="commit", timeout=10000):
+            target.click()
+    except Exception:
+        return [f"the navigation link {href} did not navigate (at {page.url})"]
+    return [] if expected in page.url else [f"the navigation link {href} led to {page.url}"]
+
+
+@pytest.mark.parametrize("path", [f"{edition}book/index.html" for edition in EDITIONS])
+@pytest.mark.parametrize("viewport", SITE_VIEWPORTS)
+def test_a_stored_dark_mode_is_shown_on_load(path, viewport, browser, site_url):
+    """A reader who chose dark mode on an earlier visit gets it from the first load (the theme
+    reads localStorage in its <head> script): the same script on every page, so the landing
+    pages stand for all; every other dark view comes from the colour-mode button."""
+    context = new_context(browser, viewport, "dark")
+    try:
+        page = load(context, f"{site_url}/{path}")
+        shown = page.evaluate(SHOWN_MODE)
+        assert shown == ["dark", "dark"], f"{path}: mode and theme {shown} after a stored dark mode"
+        assert not page.problems, page.problems
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", redirect_pages())
+def test_redirect_pages_forward_to_the_landing_page(path, browser, site_url):
+    context = new_context(browser, "desktop")
+    page = context.new_page()
+    page.goto(f"{site_url}/{path}")
+    page.wait_for_url(re.compile(r".*/book/index\.html$"), timeout=15000)
+    context.close()
+
+
+# --- each page's own content: every page, both widths, both modes ---------------------------------
+
+
+@pytest.mark.parametrize("path", site_pages())
+def test_loads_cleanly(path, page_reports):
+    """No failed request, no HTTP error, no console error and no uncaught exception, from the
+    load to the end of the last check that stays on the page (the dark view's included), at
+    either width."""
+    problems = [f"{viewport}: {p}" for viewport in SITE_VIEWPORTS for p in page_reports.problems(path, viewport)]
+    assert not problems, f"{path}:\n" + "\n".join(problems)
 
 
 @page_check(modes=MODES)
 def test_math_is_typeset(page, view):
-    """No raw TeX in the text, and the sidebar's math titles are typeset too."""
+    """Every formula typeset (Sphinx's span.math and div.math each hold MathJax's output), no raw
+    TeX in the text, and the math in the navigation's titles typeset too."""
     report = page.evaluate(MATH_REPORT)
     findings = [f"untypeset TeX {report['raw']}"] if report["raw"] else []
+    findings += [f"a formula MathJax did not typeset: {text!r}" for text in report["untypeset"]]
     if report["sidebarMath"] != report["sidebarTypeset"]:
         findings.append(f"{report['sidebarMath'] - report['sidebarTypeset']} sidebar titles with raw math")
     return findings
@@ -285,7 +487,9 @@ def test_nothing_is_wider_than_the_page(page, view):
 
 @page_check(modes=MODES)
 def test_images_load_and_figures_stay_legible(page, view):
-    """Every image is decoded, and no figure is shrunk so far that its tick labels fall under 9 CSS px."""
+    """Every image is decoded; no figure is shrunk so far that its tick labels fall under 9 CSS px;
+    and in dark mode every figure keeps its opaque white background (a transparent PNG would put
+    black axes on a near-black page)."""
     report = page.evaluate(IMAGE_REPORT)
     findings = [f"images that did not load {report['broken']}"] if report["broken"] else []
     findings += [
@@ -293,19 +497,20 @@ def test_images_load_and_figures_stay_legible(page, view):
         for f in report["figures"]
         if f["scale"] * tick_label_px(f["url"]) < 9
     ]
+    if view.mode == "dark":
+        corners = page.evaluate(FIGURE_CORNERS)
+        findings += [f"figure {src}: background {c} is not opaque white" for src, c in corners if c != [255] * 4]
     return findings
 
 
-@page_check()
+@page_check(modes=MODES)
 def test_no_serious_accessibility_violation(page, view):
-    """axe-core, every rule: no serious or critical violation."""
-    return axe_violations(page)
-
-
-@page_check(modes=("dark",))
-def test_no_serious_accessibility_violation_in_dark_mode(page, view):
-    """axe-core's rules of colour and size in dark mode: no serious or critical violation."""
-    return axe_violations(page, DARK_MODE_RULES)
+    """axe-core on the whole page, no serious or critical violation: every rule in light mode,
+    DARK_MODE_RULES in dark mode; on a phone, the rules of colour only on one page per template
+    (COLOUR_RULES: a page's colours are read at 1280 px)."""
+    rules = DARK_MODE_RULES if view.mode == "dark" else None
+    phone_colours = view.viewport == "desktop" or is_representative(view.path)
+    return axe_violations(page, rules, skip=() if phone_colours else COLOUR_RULES)
 
 
 # What a screen reader announces for the page's controls, after every script has run: the labels
@@ -322,7 +527,8 @@ CONTROL_LABELS = r"""() => [...document.querySelectorAll('[aria-label]')].map(e 
 @page_check(viewports=("desktop",), pages=lambda path: path.startswith("zh/"))
 def test_chinese_pages_name_their_controls_in_chinese(page, view):
     """Every accessible label on a Chinese page is Chinese, but for the words locales/zh_CN/english.yml
-    explains (the zh read's EN4: "Toggle hidden content", "Main", "Page")."""
+    explains (the zh read's EN4: "Toggle hidden content", "Main", "Page"): the chrome's, and those of
+    the page's own folds and tables."""
     from tests.test_locale import allowed_english, english_words
 
     allowed = allowed_english()
@@ -331,85 +537,6 @@ def test_chinese_pages_name_their_controls_in_chinese(page, view):
         for label in sorted(set(page.evaluate(CONTROL_LABELS)))
         if any(w not in allowed and w.lower() not in allowed for w in english_words(label))
     ]
-
-
-@page_check(modes=("dark",))
-def test_dark_mode_figures_keep_their_white_background(page, view):
-    """A transparent PNG would put black axes on a near-black page."""
-    corners = page.evaluate(FIGURE_CORNERS)
-    return [f"figure background {c} is not opaque white" for c in corners if c != [255, 255, 255, 255]]
-
-
-@page_check(modes=MODES)
-def test_screenshots(page, view):
-    """Screenshots for reviewers, in _build/screenshots/: every page as a reader first sees it
-    (light), and chapters 3 and 6 whole, in both modes."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    if view.mode == "light":
-        page.screenshot(path=str(SCREENSHOTS / f"{view.path.replace('/', '_')}.{view.viewport}.png"))
-    if is_showcase(view.path):
-        name = f"{Path(view.path).stem}.{view.viewport}.{view.mode}.full.png"
-        page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
-    return []
-
-
-@page_check(viewports=("phone",), order=INTERACTS)
-def test_phone_contents_open_and_navigate(page, view):
-    """At 390 x 844, "On this page" opens the page's contents, and a link there takes the reader
-    to its section (a page without sections has no such button)."""
-    secondary = page.locator("button.secondary-toggle:visible")
-    if not secondary.count():
-        return []
-    secondary.first.click()
-    links = page.locator(".bd-sidebar-secondary a.nav-link:visible")
-    try:
-        links.first.wait_for(timeout=5000)
-    except Exception:
-        return ["'On this page' does not open the contents"]
-    link = links.nth(min(1, links.count() - 1))
-    anchor = link.get_attribute("href")
-    link.click()
-    try:
-        page.wait_for_function("anchor => location.hash === anchor", arg=anchor, timeout=5000)
-    except Exception:
-        return [f"the contents link {anchor} did not navigate (at {page.url})"]
-    # close the contents again for the checks that follow (the theme's dialog; its close event
-    # puts the contents back in the page)
-    page.evaluate("document.querySelectorAll('dialog[open]').forEach(d => d.close())")
-    page.wait_for_function("!document.querySelector('dialog[open]')")
-    return []
-
-
-@page_check(viewports=("phone",), order=LEAVES)
-def test_phone_menu_opens_and_navigates(page, view):
-    """At 390 x 844, the menu button opens the book's navigation, and a link in it takes the
-    reader to that page."""
-    page.locator("button.primary-toggle:visible").first.click()
-    sidebar = page.locator(".bd-sidebar-primary")
-    try:
-        sidebar.locator("nav a.reference.internal:visible").first.wait_for(timeout=5000)
-    except Exception:
-        return ["the menu button does not open the navigation"]
-    target = sidebar.locator("nav a.reference.internal:visible").last
-    href = target.get_attribute("href")
-    expected = href.split("#")[0].split("/")[-1]
-    try:
-        with page.expect_navigation(wait_until="commit", timeout=10000):
-            target.click()
-    except Exception:
-        return [f"the navigation link {href} did not navigate (at {page.url})"]
-    return [] if expected in page.url else [f"the navigation link {href} led to {page.url}"]
-
-
-SITE_VIEWS = [View(p, v, m) for p in site_pages() for v in SITE_VIEWPORTS for m in MODES]
-
-
-@pytest.mark.parametrize("view", view_params(SITE_VIEWS))
-def test_loads_cleanly(view, page_reports):
-    """No failed request, no HTTP error, no console error and no uncaught exception, from the
-    load to the end of the last check that stays on the page."""
-    problems = page_reports.get(view).problems
-    assert not problems, f"{view.path} ({view.viewport}, {view.mode}):\n" + "\n".join(problems)
 
 
 def test_only_a_shown_pictures_cancelled_fallback_is_not_a_problem():
@@ -429,42 +556,3 @@ def test_only_a_shown_pictures_cancelled_fallback_is_not_a_problem():
             return ["http://x/_images/stacked.png"]
 
     assert reader_problems(Page()) == Page.problems[1:]
-
-
-@pytest.mark.parametrize("view", view_params(v for v in SITE_VIEWS if v.mode == "dark"))
-def test_dark_mode_changes_no_element(view, page_reports):
-    """The page in dark mode has the light mode's elements, attributes and visibility
-    (tests/browser.py, FINGERPRINT), so axe's rules of structure and names, and phone navigation,
-    find there what they find in light mode."""
-    dark = page_reports.get(view)
-    light = page_reports.get(View(view.path, view.viewport, "light"))
-    assert dark.theme == "dark" and light.theme == "light", (light.theme, dark.theme)
-    assert dark.fingerprint == light.fingerprint, (
-        f"{view.path}: the dark page differs from the light one (- light, + dark):\n" + light.fingerprint_diff(dark)
-    )
-
-
-@pytest.mark.parametrize(
-    "view", view_params(View(f"{e}book/index.html", v, "dark") for e in EDITIONS for v in SITE_VIEWPORTS)
-)
-def test_a_stored_dark_mode_is_shown_on_load(view, browser, site_url):
-    """A reader who chose dark mode on an earlier visit gets it from the first load (the theme
-    reads localStorage in its <head> script): the same script on every page, so the landing
-    pages stand for all; every page's dark view comes from the colour-mode button."""
-    context = new_context(browser, view.viewport, "dark")
-    try:
-        page = load(context, f"{site_url}/{view.path}")
-        shown = page.evaluate(SHOWN_MODE)
-        assert shown == ["dark", "dark"], f"{view.path}: mode and theme {shown} after a stored dark mode"
-        assert not page.problems, page.problems
-    finally:
-        context.close()
-
-
-@pytest.mark.parametrize("path", redirect_pages())
-def test_redirect_pages_forward_to_the_landing_page(path, browser, site_url):
-    context = new_context(browser, "desktop")
-    page = context.new_page()
-    page.goto(f"{site_url}/{path}")
-    page.wait_for_url(re.compile(r".*/book/index\.html$"), timeout=15000)
-    context.close()

@@ -2,7 +2,7 @@
 (/work/shared/reviews/site.md, issue 28).
 
 - The article header's buttons and the language link sit inside the header, on one line, at
-  1024, 1280, 1440 and 1920 px and on a 390-px phone.
+  1024, 1280, 1440 and 1920 px and on a 390-px phone, on one page per template and edition.
 - Multi-panel figures with a wide version show it on a desktop and the stacked one on a phone,
   with tick labels >= 9 px either way (book/_ext/wide_figures.py).
 - A table wider than the text column scrolls inside a box that says so (book/_assets/site.js).
@@ -19,22 +19,21 @@ import pytest
 import yaml
 
 from tests.browser import (
+    RESIZES,
     ROOT,
-    SCROLLS,
+    TEMPLATE,
     VIEWPORTS,
     axe_violations,
     load,
     new_context,
-    new_page,
     page_check,
+    resize,
     tick_label_px,
 )
 
-# Widths besides the page checks' two viewports (1280 and 390 px: VIEWPORTS), loaded here; at
-# those two the checks below read the pages that every other page check reads.
+# Widths besides the page checks' two viewports (1280 and 390 px: VIEWPORTS): the desktop view's
+# window is resized to each, after its other checks (order=RESIZES).
 HEADER_WIDTHS = (1024, 1440, 1920)  # and 1280, 390
-# a sample of page kinds: the landing page, a chapter with a launch button, the ledger, in both editions
-HEADER_PAGES = ("book/index.html", "notebooks/03_softmax_saturation.html", "book/claims.html", "zh/book/index.html")
 # screenshots for a review, where BOOK_SHOTS names a folder
 SHOTS = Path(os.environ["BOOK_SHOTS"]) if os.environ.get("BOOK_SHOTS") else None
 
@@ -70,7 +69,9 @@ def scrolled_until(page, condition: str) -> None:
 
 
 def header_problems(page, path: str, width: int) -> list[str]:
-    """The header of a loaded page holds its buttons, on one row, before and after a scroll."""
+    """The header of a loaded page holds its buttons, on one row, at the top and after a scroll."""
+    page.evaluate("window.scrollTo({top: 0, behavior: 'instant'})")  # a check before may have followed an anchor
+    scrolled_until(page, "scrollY === 0")
     problems = []
     report = page.evaluate(HEADER_REPORT)
     top, bottom = report["header"]
@@ -82,41 +83,33 @@ def header_problems(page, path: str, width: int) -> list[str]:
     # scrolled: the header stays one row, and nothing of it hangs over the text below. The wheel
     # turns over the article: at (0, 0) the pointer is over the navbar, where the wheel scrolled
     # nothing (this half of the check read an unscrolled page until it waited for scrollY)
+    if page.evaluate("document.documentElement.scrollHeight <= innerHeight"):
+        return problems  # a page shorter than the window (the search page) does not scroll
     page.mouse.move(width / 2, 600)
     page.mouse.wheel(0, 1500)
     scrolled_until(page, "scrollY > 0")
     scrolled = page.evaluate(HEADER_REPORT)
     problems += [f"{path} (scrolled): outside the header: {o}" for o in scrolled["outside"]]
-    page.mouse.wheel(0, -3000)  # back to the top, as the checks after this one expect
+    page.evaluate("window.scrollTo({top: 0, behavior: 'instant'})")  # back to the top
     scrolled_until(page, "scrollY === 0")  # run_checks then parks the pointer off the page
-    if SHOTS and path == HEADER_PAGES[1] and width in (1280, 390):
+    if SHOTS and path.startswith("notebooks/"):  # a chapter's header, at every width
         page.screenshot(
             path=str(SHOTS / f"site-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 140}
         )
     return problems
 
 
-HEADER_DOC = """At review time the button group was 85 px tall in the 48 px header, its top at -18.7 px,
-    and the language link wrapped onto a second line over the content: this failed at every width."""
-
-
-@pytest.mark.parametrize("width", HEADER_WIDTHS)
-def test_the_header_holds_its_buttons(browser, site_url, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    problems, page = [], new_page(context)  # one page, loaded again for each path
-    for path in HEADER_PAGES:
-        load(context, f"{site_url}/{path}", page=page)
-        problems += header_problems(page, path, width)
-    context.close()
-    assert not problems, "\n".join(problems)
-
-
-@page_check(pages=lambda path: path in HEADER_PAGES, order=SCROLLS)
-def test_the_header_holds_its_buttons_at_each_viewport(page, view):
-    return header_problems(page, view.path, VIEWPORTS[view.viewport][0])
-
-
-test_the_header_holds_its_buttons.__doc__ = test_the_header_holds_its_buttons_at_each_viewport.__doc__ = HEADER_DOC
+@page_check(scope=TEMPLATE, order=RESIZES)
+def test_the_header_holds_its_buttons(page, view):
+    """At review time the button group was 85 px tall in the 48 px header, its top at -18.7 px,
+    and the language link wrapped onto a second line over the content: this failed at every width.
+    The chrome of one page per template, at its viewport's width and, from the desktop, at 1024,
+    1440 and 1920 px."""
+    problems = header_problems(page, view.path, VIEWPORTS[view.viewport][0])
+    for width in HEADER_WIDTHS if view.viewport == "desktop" else ():
+        resize(page, width)
+        problems += header_problems(page, view.path, width)
+    return problems
 
 
 def test_the_footer_names_the_authors(built_site):
@@ -141,8 +134,6 @@ FIGURES = """() => [...document.querySelectorAll('picture.wide-figure')].map(p =
 
 
 WIDE_FIGURE_PAGES = ("book/index.html", "notebooks/06_the_experiment.html", "zh/book/index.html")
-WIDE_FIGURE_DOC = """The landing page's figure (and chapter 6's) was four stacked panels, 584 px wide, in a ~690 px
-    column. Now: the wide version from 60em, the stacked one below, and tick labels >= 9 px in both."""
 
 
 def wide_figure_problems(page, path: str, width: int) -> list[str]:
@@ -160,24 +151,16 @@ def wide_figure_problems(page, path: str, width: int) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("width", (768, 960, 1024, 1920))  # and 390, 1280: the page check below
-def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(browser, site_url, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    problems, page = [], new_page(context)
-    for path in WIDE_FIGURE_PAGES:
-        load(context, f"{site_url}/{path}", page=page)
-        problems += wide_figure_problems(page, path, width)
-    context.close()
-    assert not problems, "\n".join(problems)
-
-
-@page_check(pages=lambda path: path in WIDE_FIGURE_PAGES)
-def test_wide_figures_at_each_viewport(page, view):
-    return wide_figure_problems(page, view.path, VIEWPORTS[view.viewport][0])
-
-
-test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone.__doc__ = WIDE_FIGURE_DOC
-test_wide_figures_at_each_viewport.__doc__ = WIDE_FIGURE_DOC
+@page_check(pages=lambda path: path in WIDE_FIGURE_PAGES, order=RESIZES)
+def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(page, view):
+    """The landing page's figure (and chapter 6's) was four stacked panels, 584 px wide, in a ~690 px
+    column. Now: the wide version from 60em, the stacked one below, and tick labels >= 9 px in both:
+    at the viewport's width and, from the desktop, at 768, 960, 1024 and 1920 px."""
+    problems = wide_figure_problems(page, view.path, VIEWPORTS[view.viewport][0])
+    for width in (768, 960, 1024, 1920) if view.viewport == "desktop" else ():
+        resize(page, width)
+        problems += wide_figure_problems(page, view.path, width)
+    return problems
 
 
 TABLES = """() => [...document.querySelectorAll('.bd-article table')].filter(t => !t.closest('.scale-explorer'))
@@ -201,11 +184,6 @@ TABLES = """() => [...document.querySelectorAll('.bd-article table')].filter(t =
 })"""
 
 
-TABLES_DOC = """Chapter 3's "where exp overflows" table (830 px in a 688-790 px box) hid its exp(88) and
-    exp(89) columns with no sign that it scrolls. Every table cut by its box must now scroll, be
-    marked, take the keyboard's focus, and show the cue and the edge shadow."""
-
-
 def is_table_page(path: str) -> bool:  # the English chapters, the ledger, one Chinese chapter
     return (path.startswith("notebooks/") and path.endswith(".html")) or path in (
         "book/claims.html",
@@ -227,24 +205,15 @@ def table_problems(page, path: str, width: int) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("width", (1024,))  # and 1280: the page check below
-def test_wide_tables_say_that_they_scroll(browser, site_url, built_site, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    problems, page = [], new_page(context)
-    paths = sorted(p.relative_to(built_site).as_posix() for p in built_site.glob("**/*.html"))
-    for path in filter(is_table_page, paths):
-        load(context, f"{site_url}/{path}", page=page)
-        problems += table_problems(page, path, width)
-    context.close()
-    assert not problems, "\n".join(problems)
-
-
-@page_check(viewports=("desktop",), pages=is_table_page, order=SCROLLS)
-def test_wide_tables_at_1280_px(page, view):
-    return table_problems(page, view.path, VIEWPORTS[view.viewport][0])
-
-
-test_wide_tables_say_that_they_scroll.__doc__ = test_wide_tables_at_1280_px.__doc__ = TABLES_DOC
+@page_check(viewports=("desktop",), pages=is_table_page, order=RESIZES)
+def test_wide_tables_say_that_they_scroll(page, view):
+    """Chapter 3's "where exp overflows" table (830 px in a 688-790 px box) hid its exp(88) and
+    exp(89) columns with no sign that it scrolls. Every table cut by its box must now scroll, be
+    marked, take the keyboard's focus, and show the cue and the edge shadow: at 1280 px and, the
+    window narrowed, at 1024 px."""
+    problems = table_problems(page, view.path, 1280)
+    resize(page, 1024)
+    return problems + table_problems(page, view.path, 1024)
 
 
 def test_glued_numbers_are_not_bold(browser, site_url):

@@ -63,9 +63,6 @@ def test_deck_in_a_real_browser(page, view):
     problems = [] if page.locator("mjx-container").count() else ["no typeset math"]
     problems += list(page.problems)
     if name == "lecture":
-        page.evaluate("Reveal.slide(1)")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "lecture.anchor-slide.png"))
         if len(slides) > MAX_LECTURE_SLIDES:
             problems.append(f"{len(slides)} slides (at most {MAX_LECTURE_SLIDES})")
         problems += [f"slide {s['index'] + 1}: no speaker notes" for s in slides if not s["notes"]]
@@ -148,7 +145,7 @@ def test_every_figure_of_a_chapter_is_on_its_deck(built_decks):
         for cell, body in sections:
             images.setdefault(cell, []).extend(re.findall(r'<img[^>]*\bsrc="([^"]+)"', body))
         for cell, wide in shown_figures(stem).items():
-            if wide is None:  # CONVENTIONS item 3: every figure a deck shows is drawn for a slide
+            if wide is None:  # every figure a deck shows is drawn for a slide (CONTRIBUTING.md, "How a page reads")
                 problems.append(
                     f"{stem}: the figure of cell {cell} has no `<figure name>_wide` glue, drawn for a slide"
                 )
@@ -170,10 +167,10 @@ def test_every_figure_of_a_chapter_is_on_its_deck(built_decks):
 # Text inside a PNG is not in the DOM. Its rendered size is derived instead: a font of s points,
 # drawn at the PNG's DPI, is s * dpi / 72 image pixels tall, and the slide shows the image at
 # (rendered width / natural width) CSS pixels per image pixel, at 1280 x 720. A figure drawn for a
-# slide (helpers.style.slide_png, the `<figure>_wide` glue of every figure a deck shows) records in
+# slide (tools.figures.slide_png, the `<figure>_wide` glue of every figure a deck shows) records in
 # its PNG the smallest size its drawn text has (``Min-Font-Pt``: tick labels, legend entries,
 # annotations, titles), read from the figure itself as it was saved.
-MIN_FIGURE_TEXT_PX = 18.0  # the issue's minimum; helpers/style.py derives its slide sizes from it
+MIN_FIGURE_TEXT_PX = 18.0  # the smallest slide text; tools/figures.py derives its slide sizes from it
 FIGURES = r"""() => Reveal.getSlides().flatMap((slide, index) => {
     Reveal.slide(index);
     return [...slide.querySelectorAll('img')].map(img => ({index: index, src: img.currentSrc || img.src,
@@ -197,7 +194,7 @@ def test_figure_text_is_legible(page, view):
         where = f"slide {figure['index'] + 1} ({figure['title']})"
         points, dpi = figure_text(figure["src"])
         if points is None:
-            problems.append(f"{where}: {name} is not drawn for a slide (no Min-Font-Pt: helpers.style.slide_png)")
+            problems.append(f"{where}: {name} is not drawn for a slide (no Min-Font-Pt: tools.figures.slide_png)")
             continue
         px = points * dpi / 72 * figure["rendered"] / figure["natural"]
         measured.append((px, f"{stem}\t{where}\t{name}\t{points:g} pt\t{figure['rendered'] / figure['natural']:.2f}x"))
@@ -210,10 +207,10 @@ def test_figure_text_is_legible(page, view):
 
 
 def test_the_decks_margin_is_the_slide_styles():
-    """helpers/style.py derives its slide sizes at the scale reveal.js shows a slide in a 1280 x 720
+    """tools/figures.py derives its slide sizes at the scale reveal.js shows a slide in a 1280 x 720
     window; that scale follows from deck.js's margin."""
-    from helpers import style
+    from tools import figures
 
     deck = (ROOT / "book" / "_ext" / "slides" / "deck.js").read_text(encoding="utf-8")
     margin = float(re.search(r"margin: printing \? 0 : ([0-9.]+)", deck).group(1))
-    assert abs(style.SLIDE_VIEW_SCALE - 1 / (1 + margin)) < 1e-9
+    assert abs(figures.SLIDE_VIEW_SCALE - 1 / (1 + margin)) < 1e-9

@@ -1,4 +1,4 @@
-"""Every summary sentence is traced to its evidence (CONVENTIONS item 11, issue 23).
+"""Every summary sentence is traced to its evidence (CONTRIBUTING.md, "Adding a chapter").
 
 A *summary surface* is a place a reader takes a result from without reading the chapter: the
 landing page's five-line answer, the cheat sheet, the quiz answers, the instructor guide's
@@ -12,15 +12,13 @@ surface (a bullet, a numbered item, a quiz answer, a slide's notes) must
    (the text names the same claim), ``{numref}`§%s <sec-label>``` for a section of a chapter;
 3. end with such a trace: its last sentence names the claim or section that backs it.
 
-Surfaces owned by other helpers join through ``PENDING``, a list that may only shrink: a surface
-listed there must still fail, so that one which becomes traced has to leave the list.
+Every chapter in ``_toc.yml`` is checked: there is no list of chapters to keep.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import yaml
@@ -148,22 +146,6 @@ SURFACES = {
     **{f"the key takeaways of {stem}": (lambda s=stem: takeaways(s)) for stem in STEMS},
     **{f"the speaker notes of {stem}": (lambda s=stem: speaker_notes(s)) for stem in LECTURE_STEMS},
 }
-# Surfaces not traced yet, owned by other helpers: the chapter helpers (takeaways, issue 24/25) and the
-# lecture kit's notes (book/lecture.yml, lecture, issue 27). Strict: remove a surface once it passes.
-TRACED_TAKEAWAYS = {  # issue 24
-    "01_where_the_scale_sits",
-    "02_why_dot_products_grow",
-    "03_softmax_saturation",
-    "04_what_the_scale_does",
-    "05_why_sqrt_dk",
-    "06_the_experiment",
-    "07_pitfalls",  # issue 25
-    "07b_advanced_questions",
-    "08_after_sqrt_dk",  # issue 31
-}
-TRACED_NOTES = set(LECTURE_STEMS)  # issue 27: every chapter's notes
-PENDING = {f"the key takeaways of {stem}" for stem in STEMS if stem not in TRACED_TAKEAWAYS}
-PENDING |= {f"the speaker notes of {stem}" for stem in LECTURE_STEMS if stem not in TRACED_NOTES}
 
 
 # ---------------------------------------------------------------------------------------- the checks
@@ -210,16 +192,10 @@ def surface_problems(name: str) -> Iterator[str]:
             yield f"{unit[:70]!r}: {problem}"
 
 
-@pytest.mark.parametrize("name", sorted(set(SURFACES) - PENDING))
+@pytest.mark.parametrize("name", sorted(SURFACES))
 def test_summary_surface_is_traced(name):
     found = list(surface_problems(name))
     assert not found, f"{name}:\n" + "\n".join(found)
-
-
-@pytest.mark.parametrize("name", sorted(PENDING))
-def test_pending_surface_is_still_pending(name):
-    assert name in SURFACES, f"{name} is not a surface"
-    assert list(surface_problems(name)), f"{name} is traced now: remove it from PENDING in {Path(__file__).name}"
 
 
 def test_the_checks_catch_what_they_should():

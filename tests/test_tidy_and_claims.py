@@ -56,7 +56,7 @@ def test_every_article_field_is_the_articles_own_words():
 
 
 def test_the_halves_the_outline_once_dropped_are_quoted_and_graded():
-    """The contested halves that a paraphrase dropped (issue 23) are in `article` and have a part of their own."""
+    """The contested halves that a paraphrase dropped are in `article` and have a part of their own."""
     ledger = claims.load_ledger()
     for claim_id, half in {
         "C1.4": "实际根源在注意力分布已经“坏掉”了",

@@ -1,9 +1,12 @@
 """The suite's own tools: no tool imports torch to read a constant, the nbval stamps change
 exactly when a run's inputs change, a failing notebook cell is shown with its diff or its
-traceback, and the stage runner counts what its stages ran."""
+traceback, and make test's stages keep their logs and count Chromium's CPU."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools import portability, suite, tidy
+from tools import portability, tidy
 from tools.notebook_format import ROOT, chapter_notebooks
 
 TOOLS = sorted(f"tools.{p.stem}" for p in (ROOT / "tools").glob("*.py") if p.stem != "__init__")
@@ -104,7 +107,7 @@ def test_helpers_the_environment_and_the_point_are_in_the_stamp(notebook_copy, m
     monkeypatch.setenv("BOOK_SEED_OFFSET", "7")
     assert portability.stamp_key(notebook_copy, POINT, root) != before
     monkeypatch.delenv("BOOK_SEED_OFFSET")
-    monkeypatch.setenv("BOOK_SITE_BUILD_ID", "a build of the site changes nothing a notebook computes")
+    monkeypatch.setenv("BOOK_SITE_PREBUILT", "1")  # make exports it to every stage: it changes nothing computed
     assert portability.stamp_key(notebook_copy, POINT, root) == before
     with (root / "helpers" / "training.py").open("a") as helper:  # a module chapter 1 never reaches
         helper.write("# one more line\n")
@@ -157,49 +160,47 @@ def test_a_failing_cell_shows_its_diff_and_its_traceback():
     assert "cell 1" in report and "the probe fails here" in report and "AssertionError" in report, report
 
 
-# --- the stage runner ----------------------------------------------------------------------------
+# --- the stages of make test ----------------------------------------------------------------------
+
+BURN = "import os, time; os.setsid(); t = time.process_time(); exec('while time.process_time() - t < 1.5: pass')"
+# a stage whose process ends at once, leaving a detached grandchild (as Playwright leaves Chromium)
+# that burns 1.5 CPU s, and prints pytest's closing line
+ORPHANING = (
+    f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', {BURN!r}]); "
+    "print('== 1 failed, 2 passed in 0.1s ==')"
+)
 
 
-def test_the_stage_runner_counts_what_each_stage_ran(tmp_path, monkeypatch):
-    monkeypatch.setattr(suite, "LOGS", tmp_path)
-    (tmp_path / "unit.log").write_text("...\n===== 2 failed, 1210 passed, 3 skipped in 301.20s (0:05:01) =====\n")
-    (tmp_path / "nbval.log").write_text("| table |\nnbval: 183 passed, 0 failed (notebook cells)\n")
-    unit = suite.Outcome(suite.Stage("unit", ["true"], ""), code=1)
-    nbval = suite.Outcome(suite.Stage("nbval", ["true"], ""), code=0)
-    assert suite.counts(unit) == {"failed": 2, "passed": 1210, "skipped": 3}
-    assert suite.counts(nbval) == {"passed": 183, "failed": 0}
-
-
-def test_every_stage_of_make_test_is_a_known_command():
-    names = [s.name for s in suite.test_stages()]
-    assert len(names) == len(set(names))
-    for stage in suite.test_stages() + suite.check_stages():
-        assert all(n in names for n in stage.needs), stage
-    markers = {"notebook", "lint", "site", "browser", "kernel", "phone"}
-    selections = " ".join(" ".join(s.command) for s in suite.test_stages())
-    assert all(m in selections for m in markers - {"notebook"}), "every tier runs in some stage of make test"
-
-
-def test_make_test_runs_the_suite_and_ci_runs_make_test():
-    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "\t$(BIN)/python -m tools.suite test\n" in makefile
-    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().endswith("make test")
-
-
-def test_a_stage_is_charged_for_its_detached_descendants():
-    """Playwright starts Chromium in a session of its own, which ``wait4`` never counts: the
-    sampler must. Fails if a grandchild that detaches (setsid) and burns CPU is not charged."""
-    import subprocess
-    import sys
-
-    burn = "import os, time; os.setsid(); t = time.process_time(); exec('while time.process_time() - t < 1.5: pass')"
-    parent = subprocess.Popen(
-        [sys.executable, "-c", f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', {burn!r}]).wait()"]
+def test_a_stage_keeps_its_log_and_is_charged_for_its_detached_descendants(tmp_path):
+    """The README's promises: each stage's output stays in its log (CI keeps the folder when a run
+    fails), a stage's CPU seconds include Chromium's (which Playwright detaches), and the run's
+    table says which stage failed and exits 1."""
+    env = {**os.environ, "BOOK_SUITE_LOGS": str(tmp_path)}
+    stage = [sys.executable, "-m", "tools.stage"]
+    subprocess.run([*stage, "start", "probe", "never"], cwd=ROOT, env=env, check=True)
+    ran = subprocess.run([*stage, "run", "probe", "--", sys.executable, "-c", ORPHANING], cwd=ROOT, env=env)
+    assert ran.returncode == 0
+    assert "== 1 failed, 2 passed" in (tmp_path / "probe.log").read_text()
+    record = json.loads((tmp_path / "probe.json").read_text())
+    assert record["cpu"] > 1.0, f"charged {record['cpu']:.2f} CPU s for a descendant that used 1.5"
+    table = subprocess.run(
+        [*stage, "table", "test", "probe", "never"], cwd=ROOT, env=env, capture_output=True, text=True
     )
-    tree = suite.TreeCPU(parent.pid)
-    parent.wait()
-    charged = tree.total()
-    assert charged > 1.0, f"charged {charged:.2f} CPU s for a descendant that used 1.5"
+    assert table.returncode == 1, table.stdout
+    assert "| never | not run |" in table.stdout and "test: 2 passed, 1 failed" in table.stdout, table.stdout
+
+
+def test_make_test_runs_every_tier_and_ci_runs_make_test():
+    """The unit stage runs every test but those of the tiers it leaves out, and each tier it leaves
+    out is run by a stage of its own (strict nbval's through tools.portability), so no test is left
+    out of make test; and CI runs exactly the README's command."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    tiers = re.search(r"^UNIT := not \((.*)\)$", makefile, re.M).group(1).split(" or ")
+    stages = re.findall(r"^\t@\$\(STAGE\) .*$", makefile, re.M)
+    assert "notebook" in tiers and any("tools.portability --points default" in s for s in stages)
+    for tier in set(tiers) - {"notebook"}:
+        assert any(re.search(rf"PYTEST\) -m .*\b{tier}\b", s) for s in stages), f"no stage runs the {tier} tier"
+    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().endswith("make test")
 
 
 def test_tidy_tells_a_ledger_conflict_from_stale_files(monkeypatch, capsys):

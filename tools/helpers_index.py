@@ -36,6 +36,8 @@ READING_ORDER = (
     "run_stack",
     "controls",
     "diagnostics",
+    "logit_rules",
+    "sink",
     "device",
     "style",
     "book",
@@ -238,32 +240,3 @@ def _attribute_used(sources: list[str], module: str, name: str) -> bool:
 def chapter_label(stem: str) -> str:
     """``03_softmax_saturation`` → ``3``; ``07b_advanced_questions`` → ``7b``."""
     return stem.split("_", 1)[0].lstrip("0") or "0"
-
-
-CHAPTERS_LINE = "Chapters: "  # how a module's docstring ends: the chapters whose runs reach it (make tidy writes it)
-
-
-def chapters_line(module: Module) -> str:
-    labels = ", ".join(chapter_label(stem) for stem in module.chapters)
-    return f"{CHAPTERS_LINE}{labels}." if labels else f"{CHAPTERS_LINE}none (the tests use it)."
-
-
-def with_chapters_line(source: str, line: str) -> str:
-    """``source`` with its module docstring ending in ``line`` (a ``Chapters: ...`` line replaced, or added)."""
-    tree = ast.parse(source)
-    docstring = tree.body[0] if tree.body and isinstance(tree.body[0], ast.Expr) else None
-    if docstring is None or not isinstance(docstring.value, ast.Constant) or not isinstance(docstring.value.value, str):
-        raise ValueError("a helpers module starts with its docstring")
-    lines = source.split("\n")
-    first, last = docstring.lineno - 1, docstring.end_lineno - 1  # type: ignore[operator]
-    if first == last:  # """One line."""  ->  """One line.\n\nChapters: ...\n"""
-        quote = lines[first][:3]
-        lines[first : first + 1] = [lines[first][: -len(quote)], "", line, quote]
-        return "\n".join(lines)
-    if lines[last].strip() != lines[first][:3]:
-        raise ValueError("a helpers module's docstring closes on a line of its own")
-    if lines[last - 1].startswith(CHAPTERS_LINE):
-        lines[last - 1] = line
-    else:
-        lines[last:last] = ["", line]
-    return "\n".join(lines)

@@ -1,34 +1,37 @@
 """The learner edition: every chapter notebook as it reads where a learner opens it.
 
-    python -m tools.learner          # write learner/en/*.ipynb and learner/zh_CN/*.ipynb (make tidy, make locale)
-    python -m tools.learner --check  # change nothing; exit 1 and list what is stale
+    python -m tools.learner OUT      # write OUT/en/*.ipynb and OUT/zh_CN/*.ipynb
 
-The chapter notebooks are written for the site: their prose is MyST, which only
-Sphinx and myst-nb render. Colab, Binder's JupyterLab, VS Code and GitHub render
-CommonMark, some HTML and math. The learner edition is the same notebook with its
-prose rewritten for them, one edition per language (the Chinese one from the
-gettext catalogs, like ``locales/zh_CN/notebooks``). The site's Colab, Binder and
-download buttons open it (``book/_ext/learner_links.py``).
+A product of the build, never committed: the English build of the site writes it into
+``_build/html/learner/`` (``book/_ext/learner_links.py``), and ``make release`` publishes it
+on the site and on the repository's ``notebooks`` branch, which Colab and Binder open
+(``tools/release.py``). The chapter notebooks are written for the site: their prose is MyST,
+which only Sphinx and myst-nb render. Colab, Binder's JupyterLab, VS Code and GitHub render
+CommonMark, some HTML and math. The learner edition is the same notebook with its prose
+rewritten for them, one edition per language (the Chinese one from the gettext catalogs).
 
-- Every glued number becomes the value the committed run computed, formatted as
-  the role asks (``{glue:text}`key:.3f```), and marked ``†``; one sentence at
-  the top says that running the notebook recomputes them.
-- Admonitions, verdict boxes and theorems become block quotes with a bold title;
-  dropdowns, proofs and solutions fold in ``<details>``; exercises stay visible.
-- Labels disappear; headings carry the site's numbers (``## 3.2. …``); equations
-  that the site numbers get ``\\tag{3.1}``. ``{ref}``, ``{numref}``, ``{eq}``,
-  ``{prf:ref}``, ``{doc}``, ``{term}`` and ``{cite}`` become links to the page on
-  the published site (``html.baseurl`` in ``_config.yml``), with the text the site
-  shows (``Fig. 3.2``, ``Theorem 3.1``, ``[Dao et al., 2022]``).
+- Every glued number becomes the value the committed run computed, formatted as the role
+  asks (``{glue:text}`key:.3f```), and marked ``†``; one sentence at the top says that
+  running the notebook recomputes them.
+- Admonitions and theorems become block quotes with a bold title; dropdowns, proofs and
+  solutions fold in ``<details>``; exercises stay visible.
+- Labels disappear; headings carry the site's numbers (``## 3.2. …``); equations that the
+  site numbers get ``\\tag{3.1}``. ``{ref}``, ``{numref}``, ``{eq}``, ``{prf:ref}``,
+  ``{doc}``, ``{term}`` and ``{cite}`` become links to the page on the published site
+  (``html.baseurl`` in ``_config.yml``), with the text the site shows.
 - A figure's caption follows the cell that draws it, as a paragraph.
-- Code cells are the source notebook's, byte for byte. Outputs are stripped: the
-  learner runs the notebook, the site shows the committed run, and the edition
-  stays small (about 60 kB a chapter, against 0.3–1.1 MB with outputs) and does not
-  change when a chapter is only re-executed.
+- Code cells are the chapter's, byte for byte, less its build-only cells (tagged
+  ``remove-cell``: the site's, the slides' and the Chinese copies of figures); a setup cell
+  that installs ``helpers`` where it is missing comes first (:func:`setup_cell`).
+- Outputs are the committed run's (validated by strict nbval), so figures and tables show
+  before anything runs; glue records, which no notebook front end displays, are dropped. In the
+  Chinese edition a figure is its Chinese copy (glued as ``<name>_zh`` by a build-only cell,
+  as the Chinese pages show it: ``book/_ext/zh_edition.py``) and a printed table is translated
+  from ``cells.po`` (``tools.locale.translate_table``, as the Chinese pages translate it).
 
-Any directive or role the converter does not know is rendered generically (its
-title in bold and its body, or a role's text) and reported, so new prose never
-stops ``make tidy``; ``tests/test_learner.py`` fails on whatever MyST is left.
+Any directive or role the converter does not know is rendered generically (its title in
+bold and its body, or a role's text) and reported, so new prose never stops the build;
+``tests/test_learner.py`` fails on whatever MyST is left.
 """
 
 from __future__ import annotations
@@ -44,28 +47,36 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import tomllib
 import yaml
 
 from tools.helpers_index import chapter_label
+from tools.locale import chinese_notebook, is_book_table, translate_table, translations
 from tools.notebook_format import (
+    GLUE_PREFIX,
     ROOT,
     ZH_AUTHOR_AND,
     ZH_ET_AL,
     chapter_notebooks,
     glued_outputs,
+    is_build_only,
     read,
     tags,
     toc_files,
 )
 
-__all__ = ["LEARNER", "MARK", "build", "launch_urls", "learner_path", "parse", "release", "site_url", "stale", "write"]
+__all__ = ["LANGUAGES", "MARK", "NOTEBOOKS_BRANCH", "launch_urls", "parse", "setup_cell", "site_url", "write"]
 
-LEARNER = ROOT / "learner"
+LANGUAGES = ("en", "zh_CN")
 MARK = "<sup>†</sup>"
 FIGURES = {"figure", "glue:figure"}  # directives that Sphinx numbers as figures (when they have a name)
+# The branch of the repository that the publishing workflow writes the learner notebooks to
+# (``_build/release/notebooks``): what the site's Colab and Binder buttons open.
+NOTEBOOKS_BRANCH = "notebooks"
+DISTRIBUTION = "sqrt-dk-book-helpers"  # helpers' distribution (pyproject.toml), not its import name
 
 # ---------------------------------------------------------------------------------------------
-# Configuration: one place each (_config.yml)
+# Configuration: one place each (_config.yml, pyproject.toml)
 
 
 @functools.cache  # one process, one configuration
@@ -79,21 +90,44 @@ def site_url(language: str = "en") -> str:
     return base if language == "en" else base + "zh/"
 
 
-def release() -> str:
-    """The tag whose notebooks and ``helpers`` a learner gets: ``repository.release``."""
-    return str(config()["repository"]["release"])
-
-
 def repository() -> tuple[str, str]:
     """(owner, name) of the GitHub repository."""
     owner, name = config()["repository"]["url"].rstrip("/").split("/")[-2:]
     return owner, name
 
 
+def wheel_name() -> str:
+    """The file name of the helpers wheel that a release serves (``dist/`` on the site)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return f"{project['name'].replace('-', '_')}-{project['version']}-py3-none-any.whl"
+
+
+def wheel_url() -> str:
+    return f"{site_url()}dist/{wheel_name()}"
+
+
+def notebook_path(pagename: str, language: str) -> str:
+    """A learner notebook's path in the ``notebooks`` branch (and under ``learner/`` on the site)."""
+    return f"{language}/{Path(pagename).name}.ipynb"
+
+
+def launch_urls(pagename: str, language: str) -> dict[str, str]:
+    """Where the site's launch buttons go for one chapter page: its learner notebook on the ``notebooks`` branch."""
+    owner, name = repository()
+    path = notebook_path(pagename, language)
+    buttons = config().get("launch_buttons", {})
+    colab = buttons.get("colab_url", "https://colab.research.google.com").rstrip("/")
+    binder = buttons.get("binderhub_url", "https://mybinder.org").rstrip("/")
+    interface = {"jupyterlab": "lab/tree", "classic": "tree"}[buttons.get("notebook_interface", "classic")]
+    return {
+        "Colab": f"{colab}/github/{owner}/{name}/blob/{NOTEBOOKS_BRANCH}/{path}",
+        "Binder": f"{binder}/v2/gh/{owner}/{name}/{NOTEBOOKS_BRANCH}?urlpath={interface}/{path}",
+    }
+
+
 @dataclass(frozen=True)
 class Edition:
     language: str
-    folder: Path
     words: dict[str, str]
 
 
@@ -106,13 +140,22 @@ WORDS_EN = {
     "titled": "{} ({})",
     "details": "Details",
     "note": (
-        "*The learner edition of chapter {number} of [{book}]({url}), release `{release}`. Run it top to bottom "
-        "(**Run all**): the first code cell installs the book's `helpers` package where it is missing. "
-        "Numbers marked † come from the book's own run, on a CPU; the cells below compute them again, "
-        "and on another machine or a GPU their last digits may differ.*"
+        "*The learner edition of chapter {number} of [{book}]({url}). The outputs below are the book's own run, "
+        "on a CPU. Run it top to bottom (**Run all**) to compute them again: the first code cell installs the "
+        "book's `helpers` package where it is missing. Numbers marked † come from the book's run; on another "
+        "machine or a GPU their last digits may differ.*"
     ),
     "interactive": "(Interactive on the book's website: {}.)",
     "interactive_link": "the explorer",
+    "setup": (
+        "# Setup: this book's `helpers` package ({distribution} {version}). Where it is missing (Colab, or a\n"
+        "# notebook downloaded from the site), this installs it from the book's site; it needs torch and\n"
+        "# matplotlib, which Colab has. In the book's own environments (make lab, Binder) it is there already."
+    ),
+    "failed": (
+        "Could not install the book's helpers package. Download {url}\\n"
+        "and install that file (in a notebook: %pip install <the file>), then run this cell again."
+    ),
 }
 WORDS_ZH = {
     "fig": "图",
@@ -123,41 +166,34 @@ WORDS_ZH = {
     "titled": "{}（{}）",
     "details": "详情",
     "note": (
-        "*这是《[{book}]({url})》第 {number} 章的学习版（版本 `{release}`）。请从上到下运行全部单元格"
-        "（**Run all**）：缺少本书的 `helpers` 包时，第一个代码单元会安装它。标有 † 的数字来自本书在 CPU 上的运行结果；"
-        "下面的单元格会重新计算它们，换一台机器或改用 GPU 时，最后几位可能不同。*"
+        "*这是《[{book}]({url})》第 {number} 章的学习版。下面的输出来自本书在 CPU 上的运行结果。"
+        "从上到下运行全部单元格（**Run all**）即可重新计算：缺少本书的 `helpers` 包时，第一个代码单元会安装它。"
+        "标有 † 的数字来自本书的运行结果；换一台机器或改用 GPU 时，最后几位可能不同。*"
     ),
     "interactive": "（本书网站上有可交互的版本：{}。）",
     "interactive_link": "探索器",
+    "setup": (
+        "# Setup: 本书的 `helpers` 包（{distribution} {version}）。缺少它时（Colab，\n"
+        "# 或从网站下载的笔记本），这个单元从本书网站安装它；它需要 torch 和 matplotlib，\n"
+        "# Colab 已有。在本书自己的环境里（make lab、Binder）它已安装。"
+    ),
+    "failed": (
+        "未能安装本书的 helpers 包。请下载 {url}\\n"
+        "并安装这个文件（在笔记本里：%pip install <文件>），然后重新运行本单元。"
+    ),
 }
-# The title of a directive's box as the site writes it in each edition: sphinx-proof's kinds (``prf:``),
-# then the admonitions
+# The title of a directive's box as the site writes it in each edition (sphinx-proof's kinds, then
+# the admonitions): those the book uses. Another kind gets its name, title-cased, as sphinx-proof does.
 DIRECTIVE_TITLES = {
     "prf:theorem": ("Theorem", "定理"),
     "prf:lemma": ("Lemma", "引理"),
     "prf:definition": ("Definition", "定义"),
-    "prf:corollary": ("Corollary", "推论"),
-    "prf:proposition": ("Proposition", "命题"),
-    "prf:conjecture": ("Conjecture", "猜想"),
-    "prf:axiom": ("Axiom", "公理"),
-    "prf:criterion": ("Criterion", "准则"),
-    "prf:algorithm": ("Algorithm", "算法"),
-    "prf:remark": ("Remark", "注"),
-    "prf:example": ("Example", "例"),
-    "prf:property": ("Property", "性质"),
-    "prf:observation": ("Observation", "观察"),
-    "prf:assumption": ("Assumption", "假设"),
-    "prf:notation": ("Notation", "记号"),
     "prf:proof": ("Proof", "证明"),
     "note": ("Note", "注意"),
     "tip": ("Tip", "提示"),
     "hint": ("Hint", "提示"),
     "important": ("Important", "重要"),
     "warning": ("Warning", "警告"),
-    "caution": ("Caution", "小心"),
-    "attention": ("Attention", "注意"),
-    "danger": ("Danger", "危险"),
-    "error": ("Error", "错误"),
     "seealso": ("See also", "另请参阅"),
 }
 
@@ -169,10 +205,7 @@ def directive_title(name: str, ctx: Context) -> str:
 
 
 def editions() -> dict[str, Edition]:
-    return {
-        "en": Edition("en", LEARNER / "en", WORDS_EN),
-        "zh_CN": Edition("zh_CN", LEARNER / "zh_CN", WORDS_ZH),
-    }
+    return {"en": Edition("en", WORDS_EN), "zh_CN": Edition("zh_CN", WORDS_ZH)}
 
 
 def book_title(language: str) -> str:
@@ -183,23 +216,32 @@ def book_title(language: str) -> str:
     return ZH_TITLE
 
 
-def learner_path(pagename: str, language: str) -> str:
-    """The learner notebook of a page, relative to the repository root (``learner/en/03_x.ipynb``)."""
-    return f"learner/{language}/{Path(pagename).name}.ipynb"
-
-
-def launch_urls(pagename: str, language: str) -> dict[str, str]:
-    """Where the site's launch buttons go for one chapter page: the learner notebook at the release."""
-    owner, name = repository()
-    path = learner_path(pagename, language)
-    buttons = config().get("launch_buttons", {})
-    colab = buttons.get("colab_url", "https://colab.research.google.com").rstrip("/")
-    binder = buttons.get("binderhub_url", "https://mybinder.org").rstrip("/")
-    interface = {"jupyterlab": "lab/tree", "classic": "tree"}[buttons.get("notebook_interface", "classic")]
-    return {
-        "Colab": f"{colab}/github/{owner}/{name}/blob/{release()}/{path}",
-        "Binder": f"{binder}/v2/gh/{owner}/{name}/{release()}?urlpath={interface}/{path}",
-    }
+def setup_cell(language: str) -> nbformat.NotebookNode:
+    """The learner notebook's first code cell: installs ``helpers`` from the site's own wheel where it is
+    missing, and says what to do if that fails. It asks for the distribution by its own name: PyPI has
+    unrelated distributions that install a module ``helpers`` too."""
+    words = editions()[language].words
+    version = wheel_name().split("-")[1]
+    source = "\n".join(
+        [
+            words["setup"].format(distribution=DISTRIBUTION, version=version),
+            "import importlib",
+            "from importlib.metadata import PackageNotFoundError, version",
+            "",
+            "try:",
+            f'    version("{DISTRIBUTION}")',
+            "except PackageNotFoundError:",
+            f'    %pip install --quiet "{wheel_url()}"',
+            "    importlib.invalidate_caches()",
+            "    try:",
+            f'        version("{DISTRIBUTION}")',
+            "    except PackageNotFoundError:",
+            f'        print("{words["failed"].format(url=wheel_url())}")',
+        ]
+    )
+    cell = nbformat.v4.new_code_cell(source)
+    cell.id = "setup-helpers"
+    return cell
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,6 +402,8 @@ class Book:
     titles: dict[str, str] = field(default_factory=dict)  # page -> its title (its first heading)
     glue: dict[str, dict[str, str]] = field(default_factory=dict)  # page -> key -> text/plain
     glue_figures: dict[str, set[str]] = field(default_factory=dict)  # page -> keys of glued figures
+    figure_pngs: dict[str, str] = field(default_factory=dict)  # glued figure -> its PNG (base64), every page's
+    cell_messages: dict[str, str] = field(default_factory=dict)  # cells.po: printed tables' words (Chinese)
     sources: dict[str, nbformat.NotebookNode] = field(default_factory=dict)
 
 
@@ -391,16 +435,7 @@ def source_of(page: str, language: str) -> nbformat.NotebookNode | str | None:
     """The notebook (or the Markdown text) of a page, in one edition's language (shared: never change it)."""
     notebook = ROOT / f"{page}.ipynb"
     if notebook.is_file():
-        if language == "en":
-            return read(notebook)
-        from tools.locale import chinese_notebook, translations
-
-        table = undecorated(translations(page))
-        translated = chinese_notebook(notebook, table)
-        for cell in translated.cells:
-            if cell.cell_type == "markdown":
-                cell.source = retitle_directives(cell.source, table)
-        return translated
+        return read(notebook) if language == "en" else chinese_notebook(notebook, undecorated(translations(page)))
     markdown = ROOT / f"{page}.md"
     return markdown.read_text(encoding="utf-8") if markdown.is_file() else None
 
@@ -424,26 +459,6 @@ def undecorated(table: dict[str, str]) -> dict[str, str]:
     return {**table, **extra}
 
 
-MATH_SPAN = re.compile(r"\$[^$]+\$")
-DIRECTIVE_TITLE = re.compile(r"^(?P<head>[ \t]*(?:`{3,}|:{3,})\{[\w:.-]+\}[ \t]+)(?P<title>\S.*?)[ \t]*$", re.M)
-
-
-def retitle_directives(source: str, table: dict[str, str]) -> str:
-    """Translate directive titles with math: Sphinx's message is the title without its ``$``
-    (``How normal at d_k = 4?``); the translation gets the math back where its plain text stands."""
-
-    def retitle(match: re.Match[str]) -> str:
-        title = match.group("title")
-        translation = table.get(MATH_SPAN.sub(lambda m: m.group(0)[1:-1], title))
-        if not MATH_SPAN.search(title) or translation is None:
-            return match.group(0)
-        for span in MATH_SPAN.findall(title):
-            translation = translation.replace(span[1:-1], span, 1)
-        return match.group("head") + translation
-
-    return DIRECTIVE_TITLE.sub(retitle, source)
-
-
 class Numbering:
     """Sphinx's numbers (``numfig``, a numbered toc): per chapter and kind, in reading order."""
 
@@ -461,6 +476,8 @@ def collect(language: str) -> Book:
     """Every target of the book, numbered as the site numbers it."""
     numbers = chapter_numbers()
     book = Book(language, bibliography(language))
+    if language != "en":
+        book.cell_messages = translations("cells")
     numbering = Numbering()
     for page in toc_files():
         source = source_of(page, language)
@@ -470,6 +487,7 @@ def collect(language: str) -> Book:
             book.sources[page] = source
             book.glue[page] = {g.name: g.text or "" for g in glued_outputs(source)}
             book.glue_figures[page] = {g.name for g in glued_outputs(source) if g.is_figure}
+            book.figure_pngs.update(glued_pngs(source))
         number = numbers.get(page)
         if number and number.endswith(".?"):  # a section of a chapter: the chapter's next section
             number = numbering.next(number[:-2], "section")
@@ -489,6 +507,18 @@ def collect(language: str) -> Book:
         if number and "." not in number:  # its sections (07b of 07) continue after its own
             numbering.counters[number, "section"] = page_number.sections[0] if page_number.sections else 0
     return book
+
+
+def glued_pngs(notebook: nbformat.NotebookNode) -> dict[str, str]:
+    """Every figure a notebook glues: its name and its PNG (base64, as the output stores it)."""
+    found = {}
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            png = output.get("data", {}).get(GLUE_PREFIX + "image/png")
+            if name and png:
+                found[name] = "".join(png) if isinstance(png, list) else png
+    return found
 
 
 @dataclass
@@ -700,12 +730,8 @@ def render_role(name: str, content: str, ctx: Context) -> str:
         return f"{glue_value(content, ctx, any_role=True)}{MARK}"
     if name == "glue:text":
         return f"{glue_value(content, ctx)}{MARK}"
-    if name == "glue:md":
-        return f"{glue_value(content.rsplit(':', 1)[0] if ':' in content else content, ctx, any_role=True)}{MARK}"
     if name == "math":
         return f"${content}$"
-    if name in ("sub", "sup"):
-        return f"<{name}>{content}</{name}>"
     if name in ("cite", "cite:p", "cite:t", "cite:ps", "cite:ts", "footcite"):
         links = []
         for key in (k.strip() for k in content.split(",")):
@@ -897,13 +923,6 @@ def render_directive(block: Directive, ctx: Context) -> list[str]:
         anchor = block.options.get("name")
         link = f"[{ctx.word('interactive_link')}]({ctx.url(ctx.page, anchor)})"
         return [f"*{ctx.word('interactive').format(link)}*", "", *body]
-    if name in ("epigraph", "pull-quote", "highlights"):
-        return quote(body)
-    if name == "raw" and block.argument.strip() == "html":
-        return _raw_body(block)
-    if name in ("toctree", "tableofcontents", "bibliography", "glossary"):
-        ctx.unknown.append(f"directive {{{name}}} (dropped)")
-        return []
     ctx.unknown.append(f"directive {{{name}}}")
     return quote([f"**{argument or name}**", "", *body])
 
@@ -933,20 +952,45 @@ def markdown_cell(source: str, cell_id: str) -> nbformat.NotebookNode:
     return cell
 
 
+def learner_outputs(cell: nbformat.NotebookNode, book: Book, ctx: Context) -> list[nbformat.NotebookNode]:
+    """A code cell's committed outputs as a learner sees them: without glue records; in Chinese, its
+    figure the Chinese copy and its printed tables translated (as the Chinese pages show them)."""
+    outputs = []
+    for output in cell.get("outputs", []):
+        if "data" in output:
+            output.data = {key: value for key, value in output.data.items() if not key.startswith(GLUE_PREFIX)}
+            if not output.data:
+                continue  # a glue record: JupyterLab, Colab and GitHub show nothing of it
+            output.metadata = {key: value for key, value in output.get("metadata", {}).items() if key != "scrapbook"}
+        if output.output_type == "execute_result":
+            output.execution_count = None
+        outputs.append(output)
+    if not ctx.zh():
+        return outputs
+    images = [output for output in outputs if "image/png" in output.get("data", {})]
+    name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name", "").replace("-", "_")
+    chinese = book.figure_pngs.get(f"{name}_zh") if name else None
+    if chinese is not None and len(images) == 1:  # book/_ext/zh_edition.py, ChineseFigures
+        images[0].data["image/png"] = chinese
+    for output in outputs:
+        table = output.get("data", {}).get("text/html")
+        if table is not None and is_book_table("".join(table)):
+            output.data["text/html"] = translate_table("".join(table), book.cell_messages)
+    return outputs
+
+
 def learner_notebook(page: str, book: Book, edition: Edition, unknown: list[str]) -> nbformat.NotebookNode:
     source = book.sources[page]
     ctx = Context(book, edition, page, unknown)
     notebook = copy.deepcopy(source)
     cells = []
     chapter = book.chapters.get(page, "")
-    note = edition.words["note"].format(
-        number=chapter, book=book_title(edition.language), url=ctx.url(page), release=release()
-    )
+    note = edition.words["note"].format(number=chapter, book=book_title(edition.language), url=ctx.url(page))
     noted = False
     for index, cell in enumerate(notebook.cells):
+        if "remove-cell" in tags(cell):
+            continue  # on the site nowhere; in code, a build-only cell (slides, Chinese copies of figures)
         if cell.cell_type == "markdown":
-            if "remove-cell" in tags(cell):
-                continue
             ctx.numbers = list(book.directives.get((page, index), []))
             lines = render(parse(cell.source), ctx, book.headings.get((page, index)))
             if not noted:
@@ -956,10 +1000,13 @@ def learner_notebook(page: str, book: Book, edition: Edition, unknown: list[str]
                 noted = True
             cells.append(_markdown(cell, "\n".join(_squeeze(lines))))
             continue
-        if cell.cell_type != "code":
-            cells.append(cell)
+        if cell.cell_type != "code" or is_build_only(cell):  # book production: not the learner's to run
+            if cell.cell_type != "code":
+                cells.append(cell)
             continue
-        cell.outputs = []
+        if not any(c.cell_type == "code" for c in cells):
+            cells.append(setup_cell(edition.language))
+        cell.outputs = learner_outputs(cell, book, ctx)
         cell.execution_count = None
         cell.metadata = {key: value for key, value in cell.metadata.items() if key == "tags"}
         cells.append(cell)
@@ -971,7 +1018,7 @@ def learner_notebook(page: str, book: Book, edition: Edition, unknown: list[str]
             cells.append(markdown_cell(text, f"{cell.get('id', index)}-caption"))
     notebook.cells = cells
     metadata = {key: notebook.metadata[key] for key in ("kernelspec", "language_info") if key in notebook.metadata}
-    metadata["book"] = {"edition": "learner", "language": edition.language, "release": release(), "page": page}
+    metadata["book"] = {"edition": "learner", "language": edition.language, "page": page}
     notebook.metadata = metadata
     return notebook
 
@@ -986,62 +1033,40 @@ def _markdown(cell: nbformat.NotebookNode, source: str) -> nbformat.NotebookNode
 # The whole edition
 
 
-def build(language: str) -> tuple[dict[Path, str], list[str]]:
-    """Every learner notebook of one edition as the text it must have, and what was rendered generically."""
+def build(language: str) -> tuple[dict[str, nbformat.NotebookNode], list[str]]:
+    """Every learner notebook of one edition (by file name), and what was rendered generically."""
     edition = editions()[language]
     book = collect(language)
     unknown: list[str] = []
-    texts = {}
+    notebooks = {}
     for path in chapter_notebooks():
         page = str(path.relative_to(ROOT).with_suffix(""))
-        notebook = learner_notebook(page, book, edition, unknown)
-        texts[edition.folder / path.name] = nbformat.writes(notebook) + "\n"
-    return texts, sorted(set(unknown))
+        notebooks[path.name] = learner_notebook(page, book, edition, unknown)
+    return notebooks, sorted(set(unknown))
 
 
-def stale(languages: tuple[str, ...] = ("en", "zh_CN")) -> list[str]:
-    found = []
-    for language in languages:
-        texts, _ = build(language)
-        for path, text in texts.items():
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                found.append(str(path.relative_to(ROOT)))
-        folder = editions()[language].folder
-        extra = set(folder.glob("*.ipynb")) - set(texts) if folder.is_dir() else set()
-        found += [f"{p.relative_to(ROOT)} (no such chapter)" for p in sorted(extra)]
-    return found
-
-
-def write(languages: tuple[str, ...] = ("en", "zh_CN")) -> list[str]:
+def write(folder: Path, languages: tuple[str, ...] = LANGUAGES) -> list[Path]:
+    """Write ``folder/<language>/<chapter>.ipynb`` for every chapter; return the files written."""
     written = []
     for language in languages:
-        texts, unknown = build(language)
+        notebooks, unknown = build(language)
         for item in unknown:
             print(f"learner ({language}): rendered generically: {item}", file=sys.stderr)
-        folder = editions()[language].folder
-        folder.mkdir(parents=True, exist_ok=True)
-        for path in set(folder.glob("*.ipynb")) - set(texts):
-            path.unlink()
-            written.append(f"{path.relative_to(ROOT)} (removed)")
-        for path, text in texts.items():
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                path.write_text(text, encoding="utf-8")
-                written.append(str(path.relative_to(ROOT)))
+        target = folder / language
+        target.mkdir(parents=True, exist_ok=True)
+        for name, notebook in notebooks.items():
+            (target / name).write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
+            written.append(target / name)
     return written
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a learner notebook is stale")
-    parser.add_argument("--language", choices=("en", "zh_CN"), help="only this edition")
+    parser.add_argument("folder", type=Path, help="where to write <language>/<chapter>.ipynb")
+    parser.add_argument("--language", choices=LANGUAGES, help="only this edition")
     args = parser.parse_args()
-    languages = (args.language,) if args.language else ("en", "zh_CN")
-    if args.check:
-        found = stale(languages)
-        print("\n".join(f"stale: {p} (make tidy)" for p in found) if found else "learner: current")
-        return 1 if found else 0
-    written = write(languages)
-    print("\n".join(f"learner: {p}" for p in written) if written else "learner: nothing to do")
+    written = write(args.folder, (args.language,) if args.language else LANGUAGES)
+    print(f"learner: {len(written)} notebooks in {args.folder}")
     return 0
 
 

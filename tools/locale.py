@@ -1,8 +1,7 @@
 """The Chinese edition: one source (the English notebooks and pages), translations in gettext catalogs.
 
-    python -m tools.locale             # make locale: refresh the catalogs, then the Chinese notebooks
-    python -m tools.locale --notebooks # only regenerate locales/zh_CN/notebooks from the catalogs
-    python -m tools.locale --fill      # only fill the derived messages (below), then the notebooks
+    python -m tools.locale             # make locale: refresh the catalogs
+    python -m tools.locale --fill      # only fill the derived messages (below)
     python -m tools.locale --stats     # messages, translated, fuzzy, untranslated, per catalog
     python -m tools.locale --build     # build the Chinese edition into _build/html/zh (make book)
 
@@ -11,12 +10,10 @@
 sphinx-intl (a changed English message becomes *fuzzy*, a new one *untranslated*),
 fills what no translator types (:func:`fill_catalogs`: the article's own sentences as
 原文 in every claim box, the boxes' frames and counts, and one translation for a sentence
-that several pages share), and writes the Chinese notebooks: each English notebook with
-its markdown (and figure captions and alt texts) replaced message by message from the
-catalog, and its code cells and outputs byte for byte the same. (The Chinese pages' Colab,
-Binder and download buttons open the Chinese learner edition, ``learner/zh_CN``, which
-``make locale`` then writes from the same catalogs: ``tools/learner.py``.) Never edit
-those notebooks by hand: the tests fail when they differ from what this tool writes.
+that several pages share). The Chinese edition is built from the catalogs alone: the Chinese
+site by Sphinx (``--build``), the Chinese learner notebooks by ``tools/learner.py``, from the
+English notebook with its markdown (and figure captions and alt texts) replaced message by
+message (:func:`chinese_notebook`, in memory: no Chinese notebook is committed).
 """
 
 from __future__ import annotations
@@ -42,7 +39,6 @@ from tools.notebook_format import ROOT, ZH_TOOLTIP_STYLE, chapter_notebooks, rea
 LANGUAGE = "zh_CN"
 LOCALES = ROOT / "locales"
 CATALOGS = LOCALES / LANGUAGE / "LC_MESSAGES"
-ZH_NOTEBOOKS = LOCALES / LANGUAGE / "notebooks"
 GETTEXT = ROOT / "_build" / "gettext"
 POT = GETTEXT / "_build" / "gettext"
 
@@ -50,10 +46,10 @@ POT = GETTEXT / "_build" / "gettext"
 ZH_TITLE = "注意力为什么要除以 √dₖ"  # the landing page's h1 (book/index.po)
 ZH_AUTHOR = "sqrt-dk-book 的贡献者"  # the footer's author line (_config.yml: "The sqrt-dk-book contributors")
 # Strings of the notebooks that gettext never sees (book/_ext/zh_edition.py translates them in the
-# Chinese build, chinese_notebook() the toggles in the Chinese notebooks): the folded cells' toggles,
+# Chinese build, chinese_notebook() the toggles of the Chinese learner notebooks): the folded cells' toggles,
 # and the captions, headers and text cells of the tables that code cells print.
 CELLS = CATALOGS / "cells.po"
-# The figures' words (helpers.style.glue_chinese reads them when a chapter glues a figure's Chinese copy).
+# The figures' words (tools.figures.glue_copies reads them when a chapter glues a figure's Chinese copy).
 FIGURES = CATALOGS / "figures.po"
 # myst-nb's own toggles (nb_code_prompt_show/hide, "{type}" filled in by myst_nb/sphinx_.py#L508-L572).
 CODE_PROMPTS = [
@@ -257,7 +253,7 @@ def translate_table(output_html: str, table: dict[str, str]) -> str:
 
 def figure_sources() -> dict[str, list[str] | None]:
     """``<notebook>::<name>`` -> the English texts of each Chinese figure copy a chapter glues
-    (``<name>_zh``, ``<name>_zh_wide``: helpers.style.glue_chinese stamps them in the PNG, ``Source-Texts``);
+    (``<name>_zh``, ``<name>_zh_wide``: tools.figures.glue_copies stamps them in the PNG, ``Source-Texts``);
     None for a copy glued before it stamped them (chapter 6's whole-chain figure, until it runs again)."""
     import base64
     import io
@@ -265,7 +261,7 @@ def figure_sources() -> dict[str, list[str] | None]:
 
     from PIL import Image
 
-    from helpers.style import SOURCE_TEXTS_KEY
+    from tools.figures import SOURCE_TEXTS_KEY
     from tools.notebook_format import GLUE_PREFIX
 
     found: dict[str, list[str] | None] = {}
@@ -288,7 +284,7 @@ def figure_messages(sources: dict[str, list[str] | None], current: dict[str, str
     then every piece still in use (found inside a figure text). A text is in Chinese when it keeps no
     English word that no translation keeps (``logit``, ``SGD``; math does not count). While a copy
     stamps no texts (None), every message of the catalog stays: which of them it uses is unknown."""
-    from helpers.style import english_words, translate_text
+    from tools.figures import english_words, translate_text
 
     kept = {word for string in current.values() for word in english_words(string)}
     texts = list(dict.fromkeys(text for texts in sources.values() for text in texts or []))
@@ -406,14 +402,32 @@ def translate_markdown(source: str, table: dict[str, str]) -> str:
     return source
 
 
+MATH_SPAN = re.compile(r"\$[^$]+\$")
+DIRECTIVE_TITLE = re.compile(r"^(?P<head>[ \t]*(?:`{3,}|:{3,})\{[\w:.-]+\}[ \t]+)(?P<title>\S.*?)[ \t]*$", re.M)
+
+
+def retitle_directives(source: str, table: dict[str, str]) -> str:
+    """Translate directive titles with math: Sphinx's message is the title without its ``$``
+    (``How normal at d_k = 4?``); the translation gets the math back where its plain text stands."""
+
+    def retitle(match: re.Match[str]) -> str:
+        title = match.group("title")
+        translation = table.get(MATH_SPAN.sub(lambda m: m.group(0)[1:-1], title))
+        if not MATH_SPAN.search(title) or translation is None:
+            return match.group(0)
+        for span in MATH_SPAN.findall(title):
+            translation = translation.replace(span[1:-1], span, 1)
+        return match.group("head") + translation
+
+    return DIRECTIVE_TITLE.sub(retitle, source)
+
+
 def chinese_notebook(path: Path, table: dict[str, str] | None = None) -> nbformat.NotebookNode:
     """One chapter's Chinese notebook: its prose from the catalog (or ``table``), its code and outputs untouched."""
     notebook = read(path)
     table = translations(f"notebooks/{path.stem}") if table is None else table
     toggles = translations("cells")
     result = copy.deepcopy(notebook)
-    from tools.learner import retitle_directives  # (tools.learner imports this module)
-
     for cell in result.cells:
         if cell.cell_type == "markdown":
             # a directive's title with math (an exercise's) is a message without its `$`
@@ -431,21 +445,11 @@ def chinese_notebook(path: Path, table: dict[str, str] | None = None) -> nbforma
     return result
 
 
-def write_notebooks() -> list[Path]:
-    ZH_NOTEBOOKS.mkdir(parents=True, exist_ok=True)
-    written = []
-    for path in chapter_notebooks():
-        target = ZH_NOTEBOOKS / path.name
-        nbformat.write(chinese_notebook(path), target)
-        written.append(target)
-    return written
-
-
 def build_chinese(extra: list[str]) -> int:
     """The Chinese edition, from the same sources and the catalogs, into _build/html/zh.
 
     Its pages' download, Colab and Binder buttons offer the Chinese learner notebooks
-    (``learner/zh_CN``, put in place by ``book/_ext/learner_links.py``).
+    (``book/_ext/learner_links.py``).
     """
     output = ROOT / "_build" / "zh"
     command = jupyter_book_build("zh", "--path-output", str(output), *extra)
@@ -472,7 +476,6 @@ def stats() -> dict[str, tuple[int, int, int]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--notebooks", action="store_true", help="only regenerate the Chinese notebooks")
     parser.add_argument("--stats", action="store_true", help="only count messages")
     parser.add_argument("--fill", action="store_true", help="only fill the derived and shared messages")
     parser.add_argument(
@@ -481,15 +484,12 @@ def main() -> int:
     args = parser.parse_args()
     if args.build is not None:
         return build_chinese(args.build)
-    if not (args.notebooks or args.stats or args.fill):
+    if not (args.stats or args.fill):
         extract()
         update_catalogs()
-    if not (args.notebooks or args.stats):
+    if not args.stats:
         for line in fill_catalogs():
             print(f"locale: filled {line}")
-    if not args.stats:
-        for path in write_notebooks():
-            print(f"locale: {path.relative_to(ROOT)}")
     total = [0, 0, 0]
     for name, counts in stats().items():
         total = [t + c for t, c in zip(total, counts, strict=True)]

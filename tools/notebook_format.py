@@ -4,7 +4,7 @@ The tools (``tools/``), the Sphinx extensions (``book/_ext/``) and the tests
 import this module instead of spelling the same facts again: where the
 notebooks are and in which order (``_toc.yml``), how a glued value is stored in
 an output, how prose quotes it (the glue roles: ``parse_glue_role``), which cell
-is the Colab setup cell, and which code cells are *plumbing* (they only assert or
+starts the learner notebooks' setup cell, and which code cells are *plumbing* (they only assert or
 glue, and the page folds them away).
 """
 
@@ -31,7 +31,7 @@ ZH_AUTHOR_AND, ZH_ET_AL = " 和 ", " 等"
 
 
 def chinese_copy(name: str) -> str:
-    """The glue name of a figure's Chinese copy, as helpers.style.glue_chinese names it: ``fig_x`` ->
+    """The glue name of a figure's Chinese copy, as tools.figures.glue_copies names it: ``fig_x`` ->
     ``fig_x_zh``, and a wide layout ``fig_x_wide`` -> ``fig_x_zh_wide``."""
     return f"{name.removesuffix('_wide')}_zh_wide" if name.endswith("_wide") else f"{name}_zh"
 
@@ -41,7 +41,7 @@ ZH_TOOLTIP_STYLE = "plain_without_notes"
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
-COLAB_MARKER = "# Setup:"  # the first line of the setup cell (tools/colab_cell.py)
+COLAB_MARKER = "# Setup:"  # the first line of the learner notebooks' setup cell (tools/learner.py)
 FOLD_TAGS = ("hide-input", "remove-input", "remove-cell", "hide-cell")
 # A local kernel says at start that it talks over TCP without encryption; in our tools' output that is noise.
 QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
@@ -61,7 +61,10 @@ __all__ = [
     "chapter_notebooks",
     "count_words",
     "glue_roles",
+    "averages_to",
+    "glued_numbers",
     "glued_outputs",
+    "is_build_only",
     "is_plumbing",
     "main_path_prose",
     "parse_glue_role",
@@ -138,6 +141,33 @@ def glued_outputs(notebook: nbformat.NotebookNode) -> Iterator[Glued]:
                 band=(float(band[0]), float(band[1])) if band else None,
                 is_figure=GLUE_PREFIX + "image/png" in data,
             )
+
+
+def glued_numbers(text: str) -> list[float]:
+    """The numbers of a glued list, from its text as IPython prints it (``[0.688,\n 0.687, ...]``)."""
+    values = ast.literal_eval(text)
+    if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
+        raise ValueError(f"not a glued list of numbers: {text[:40]!r}")
+    return [float(v) for v in values]
+
+
+def averages_to(values: list[float], text: str, rounding: float = 5e-3) -> bool:
+    """Whether ``values`` (each rounded to within ``rounding`` of itself, relatively) average to the glued
+    number ``text`` to the last digit it shows: the per-seed values of a statistic and its published mean."""
+    import decimal
+
+    unit = 10.0 ** decimal.Decimal(text).as_tuple().exponent  # "0.67" -> 0.01, "4e-07" -> 1e-07
+    mean = sum(values) / len(values)
+    return abs(mean - float(text)) <= unit / 2 + rounding * max(abs(v) for v in values)
+
+
+BUILD_SIDE = re.compile(r"^from tools import figures\b", re.M)
+
+
+def is_build_only(cell: Any) -> bool:
+    """A build-only cell: tagged ``remove-cell``, it makes what the build shows besides the chapter (a figure's
+    other layouts and Chinese copies, ``from tools import figures``). Learners never run it."""
+    return cell.cell_type == "code" and "remove-cell" in tags(cell) and bool(BUILD_SIDE.search(cell.source))
 
 
 def _is_glue_call(node: ast.AST) -> bool:

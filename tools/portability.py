@@ -75,7 +75,9 @@ POINTS = [
     Point("mkl-compatible", {"MKL_CBWR": "COMPATIBLE"}, what="MKL's most portable matrix-product path"),
     Point(
         "ci-second",
-        {**ONE_THREAD, "MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"},
+        # the build-only cells (the figures' other layouts and Chinese copies) compute no number: they run at
+        # the default point, and are skipped here (conftest.py)
+        {**ONE_THREAD, "MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default", "BOOK_NBVAL_BUILD_CELLS": "skip"},
         what="the second point of `make test`: MKL portable path, scalar ATen kernels, one thread",
     ),
     Point("torch-next", {}, python=NEXT_VENV / "bin" / "python", what=f"{NEXT_TORCH} (CUDA build, on the CPU)"),
@@ -105,6 +107,14 @@ def ensure_next_venv() -> None:
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
     subprocess.run([*pip, NEXT_TORCH, *requirements], check=True)
     subprocess.run([*pip, "--no-deps", "--no-build-isolation", "-e", str(ROOT)], check=True)
+    # the repository's root on its path, as `make setup` puts it on .venv's: the build-only cells import tools
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(purelib) / "sqrt_dk_book_root.pth").write_text(f"{ROOT}\n", encoding="utf-8")
 
 
 @dataclass
@@ -189,8 +199,8 @@ def run_point(point: Point, notebooks: list[Path], jobs: int = 1) -> dict[str, R
 # --- stamps: run a notebook only when what its run depends on has changed ------------------
 
 # What a strict-nbval run of a notebook reads besides the notebook: the helpers it imports,
-# the pins, the pytest settings and the sanitizers.
-STAMP_FILES = ("requirements.txt", "pyproject.toml", "conftest.py", "tests/nbval-sanitize.cfg")
+# the pins, the pytest settings and the sanitizers, and the build side its build-only cells call.
+STAMP_FILES = ("requirements.txt", "pyproject.toml", "conftest.py", "tests/nbval-sanitize.cfg", "tools/figures.py")
 STAMP_PACKAGES = ("torch", "numpy", "matplotlib", "nbval", "nbclient", "ipykernel", "pytest")
 # the variables that change what a notebook computes: the helpers' own (helpers/device.py) and
 # the thread, kernel and matrix-product settings of torch's libraries

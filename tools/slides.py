@@ -3,7 +3,7 @@
 The rule: the title and every ``##`` section open a slide; a ``###`` heading
 and every code cell (with its output) open a sub-slide; other prose, including
 the prose that explains a code cell's output, continues the current slide.
-The Colab setup cell and cells tagged ``remove-cell`` are skipped. The book's
+Cells tagged ``remove-cell`` are skipped. The book's
 decks (``book/_ext/book_slides.py``) follow these types, as RISE and
 ``jupyter nbconvert --to slides`` do.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import nbformat
 
-from tools.notebook_format import COLAB_MARKER, tags
+from tools.notebook_format import tags
 
 
 def slide_type(cell, previous) -> str:
-    if "remove-cell" in tags(cell) or cell.source.startswith(COLAB_MARKER):
+    if "remove-cell" in tags(cell):
         return "skip"
     if cell.cell_type == "markdown":
         first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""

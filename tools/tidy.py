@@ -5,8 +5,6 @@
 
 What it writes, never touching outputs:
 
-- **The setup cell**, first code cell of every notebook (``colab_cell.py``; it
-  prints nothing in the book's environment, so a changed one needs no re-execution).
 - **Slide types** of every cell, by one rule (``slides.py``).
 - **Folds**: every *plumbing* cell (it only asserts or glues, see
   ``notebook_format.is_plumbing``) carries ``hide-input`` unless it already
@@ -15,13 +13,11 @@ What it writes, never touching outputs:
   holds the verdict box of those claims, written from ``book/claims.yml``.
 - **The claims ledger page** ``book/claims.md``, and the claim counts of the landing page
   ``book/index.md`` (between its ``claims-counts`` markers), from the same file.
-- **Which chapters use each module of** ``helpers/``: the last line of its docstring
-  (``Chapters: 5, 6, 7.``), the chapters whose runs reach it (``tools/helpers_index.py``).
 
 The claims part (reading, the rubric, rendering) lives in ``tools/claims.py``.
 
-What changes is metadata or markdown: no re-execution needed. ``make tidy`` then
-regenerates the learner edition (``python -m tools.learner``).
+What changes is metadata or markdown: no re-execution needed. (The learner edition and its
+setup cell are build products: ``tools/learner.py``.)
 """
 
 from __future__ import annotations
@@ -31,8 +27,7 @@ import sys
 
 import nbformat
 
-from tools import claims, helpers_index
-from tools.colab_cell import refresh_setup_cell
+from tools import claims
 from tools.notebook_format import FOLD_TAGS, ROOT, chapter_notebooks, is_plumbing, read, tags
 from tools.slides import set_slide_types
 
@@ -40,8 +35,6 @@ from tools.slides import set_slide_types
 def tidy_notebook(notebook: nbformat.NotebookNode, ledger: dict[str, claims.Entry]) -> list[str]:
     """Bring one notebook in step, in memory; return what changed."""
     changes = []
-    if refresh_setup_cell(notebook):
-        changes.append("setup cell refreshed (tools/colab_cell.py; its output stays empty here)")
     if set_slide_types(notebook):
         changes.append("slide types set")
     for index, cell in enumerate(notebook.cells):
@@ -88,13 +81,6 @@ def run(write: bool) -> list[str]:
             stale.append(f"{page.relative_to(ROOT)}: regenerated from {claims.LEDGER.relative_to(ROOT)}")
             if write:
                 page.write_text(text, encoding="utf-8")
-    for module in helpers_index.modules():
-        source = module.path.read_text(encoding="utf-8")
-        text = helpers_index.with_chapters_line(source, helpers_index.chapters_line(module))
-        if text != source:
-            stale.append(f"{module.path.relative_to(ROOT)}: the docstring's chapters line (tools/helpers_index.py)")
-            if write:
-                module.path.write_text(text, encoding="utf-8")
     return stale
 
 

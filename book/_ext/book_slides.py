@@ -338,9 +338,10 @@ def write_deck(path: Path, title: str, slides: list[tuple[str, str, str]], lang:
     icon = (ROOT / "book" / "_assets" / "favicon.svg").read_bytes()
     favicon = "data:image/svg+xml;base64," + base64.b64encode(icon).decode("ascii")
     # how far deck.js may shrink a figure drawn for a slide rather than split its slide: the scale down to
-    # which its text stays >= 18 px in a 1280 x 720 window (helpers/style.py)
-    style = slide_style()
-    min_scale = round(style.SLIDE_MIN_SCALE / style.SLIDE_VIEW_SCALE, 4)
+    # which its text stays >= 18 px in a 1280 x 720 window (tools/figures.py, which draws the figures for slides)
+    from tools.figures import SLIDE_MIN_SCALE, SLIDE_VIEW_SCALE  # noqa: PLC0415
+
+    min_scale = round(SLIDE_MIN_SCALE / SLIDE_VIEW_SCALE, 4)
     if lang.startswith("zh"):  # 「定理 3.1（……）」, as on the Chinese pages
         from zh_edition import CAPTION_NUMBER_SPACE  # noqa: PLC0415  (the Chinese build's extension)
 
@@ -349,16 +350,6 @@ def write_deck(path: Path, title: str, slides: list[tuple[str, str, str]], lang:
         template.render(title=title, slides=slides, lang=lang, favicon=favicon, figure_min_scale=min_scale),
         encoding="utf-8",
     )
-
-
-def slide_style():
-    """helpers/style.py, read without importing helpers (and torch with it)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("book_style", ROOT / "helpers" / "style.py")
-    style = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(style)
-    return style
 
 
 def html_lang(app) -> str:
@@ -502,7 +493,7 @@ def _text(text: str) -> str:
 
 def frame_figure(name: str, language: str | None) -> Path:
     """The glued figure ``name`` (``book/_generated``) as the edition shows it: in Chinese, its copy
-    with Chinese words from the same arrays (helpers.style.glue_chinese: ``fig_x_zh``,
+    with Chinese words from the same arrays (tools.figures.glue_copies: ``fig_x_zh``,
     ``fig_x_zh_wide``), where the notebook glued one."""
     generated = ROOT / "book" / "_generated"
     chinese = generated / f"{chinese_copy(name)}.png"

@@ -30,7 +30,7 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
-from tools.helpers_index import CHAPTERS_LINE, Definition, Module, chapter_label, code_sources, modules  # noqa: E402
+from tools.helpers_index import Definition, Module, chapter_label, code_sources, modules  # noqa: E402
 from tools.notebook_format import ROOT  # noqa: E402
 
 LABELS = {
@@ -90,9 +90,7 @@ class HelpersApi(SphinxDirective):
         section += title
         section += nodes.paragraph(text=labels["lines"].format(n=module.lines))
         section += self.chapter_links(module.chapters, labels["reached"], labels["reached_none"])
-        # the docstring's last line names the chapters that reach the module: the paragraph above says it, linked
-        kept = [line for line in module.docstring.splitlines() if not line.startswith(CHAPTERS_LINE)]
-        docstring = "\n".join(kept).strip()
+        docstring = module.docstring.strip()  # the chapters that reach it: the paragraph above, linked
         if docstring:
             section += nodes.literal_block(docstring, docstring, language="text")
         if module.definitions:

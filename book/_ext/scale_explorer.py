@@ -25,7 +25,6 @@ committed outputs), and loads the two scripts on the pages that have an explorer
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import math
 import posixpath
@@ -39,14 +38,15 @@ from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: tools/ is a package
-from tools.notebook_format import ROOT, glued_outputs, read  # noqa: E402
+from tools.figures import book_style  # noqa: E402
+from tools.notebook_format import ROOT, averages_to, glued_numbers, glued_outputs, read  # noqa: E402
 
 SCRIPTS = ("scale-explorer-math.js", "scale-explorer.js")
 REFERENCES = ROOT / "book" / "scale_explorer.yml"
 QUANTITIES = ("entropy", "largest", "grad_median", "dead")
 MULTIPLIERS = ("none", "sqrt", "lin")
 
-# Everything the explorer writes, in both editions (terms as in /work/shared/reviews/zh.md §3).
+# Everything the explorer writes, in both editions (terms as in locales/zh_CN/terms.yml).
 LABELS = {
     "en": {
         "title": "Explore one attention row",
@@ -162,10 +162,7 @@ LABELS = {
 
 def scale_colors() -> dict[str, str]:
     """helpers.style.SCALE_COLORS, read without importing helpers (and torch with it)."""
-    spec = importlib.util.spec_from_file_location("book_style", ROOT / "helpers" / "style.py")
-    style = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(style)
-    return dict(style.SCALE_COLORS)
+    return dict(book_style().SCALE_COLORS)
 
 
 def power_of_two(argument: str) -> int:
@@ -224,26 +221,31 @@ class ScaleExplorer(SphinxDirective):
         return [node]
 
 
+def glued_text(glued: dict[str, dict[str, str | None]], reference: str) -> str:
+    """The committed text of the glue ``notebook::name``; a name that the notebook does not glue fails the build."""
+    notebook, name = reference.split("::")
+    if notebook not in glued:
+        glued[notebook] = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{notebook}.ipynb"))}
+    text = glued[notebook].get(name)
+    if text is None:
+        raise ExtensionError(f"{REFERENCES.name}: notebooks/{notebook}.ipynb does not glue {name!r}")
+    return text.strip("'\"")
+
+
 def load_references(app) -> None:
     """The chapters' measured values, pasted from the committed outputs; an unknown name fails the build."""
-    entries = yaml.safe_load(REFERENCES.read_text(encoding="utf-8"))["references"]
+    config = yaml.safe_load(REFERENCES.read_text(encoding="utf-8"))
     glued: dict[str, dict[str, str | None]] = {}
     references = []
-    for entry in entries:
-        notebook, name = entry["glue"].split("::")
-        if notebook not in glued:
-            glued[notebook] = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{notebook}.ipynb"))}
-        text = glued[notebook].get(name)
-        if text is None:
-            raise ExtensionError(f"{REFERENCES.name}: notebooks/{notebook}.ipynb does not glue {name!r}")
+    for entry in config["references"]:
+        text = glued_text(glued, entry["glue"])
         if entry["quantity"] not in QUANTITIES or entry["multiplier"] not in MULTIPLIERS:
             raise ExtensionError(f"{REFERENCES.name}: unknown quantity or multiplier in {entry}")
-        references.append({**entry, "text": text.strip("'\""), "notebook": notebook})
-    notebook, name = yaml.safe_load(REFERENCES.read_text(encoding="utf-8"))["seeds"].split("::")
-    seeds = {g.name: g.text for g in glued_outputs(read(ROOT / "notebooks" / f"{notebook}.ipynb"))}.get(name)
-    if seeds is None:
-        raise ExtensionError(f"{REFERENCES.name}: notebooks/{notebook}.ipynb does not glue {name!r}")
-    app.env.scale_explorer_seeds = int(seeds)  # type: ignore[attr-defined]
+        # the same statistic, seed by seed (what tests/test_explorer.py compares with): it must average to the mark
+        if "per_seed" in entry and not averages_to(glued_numbers(glued_text(glued, entry["per_seed"])), text):
+            raise ExtensionError(f"{REFERENCES.name}: {entry['per_seed']} does not average to {entry['glue']}")
+        references.append({**entry, "text": text, "notebook": entry["glue"].split("::")[0]})
+    app.env.scale_explorer_seeds = int(glued_text(glued, config["seeds"]))  # type: ignore[attr-defined]
     app.env.scale_explorer_references = references  # type: ignore[attr-defined]
     app.env.scale_explorer_colors = scale_colors()  # type: ignore[attr-defined]
 

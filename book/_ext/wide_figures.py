@@ -1,6 +1,6 @@
 """Multi-panel figures side by side on a desktop, stacked on a phone.
 
-A notebook draws a multi-panel figure twice from the same arrays (CONVENTIONS item 3): the cell
+A notebook draws a multi-panel figure twice from the same arrays (CONTRIBUTING.md, "How a page reads"): the cell
 shows the phone layout (panels stacked), and a ``remove-cell`` glues the desktop and slide layout
 as ``<figure name with - replaced by _>_wide`` (``fig-whole-chain`` → ``fig_whole_chain_wide``).
 The landing page shows glued figures from ``_generated/<name>.png``; there the wide one is

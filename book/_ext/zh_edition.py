@@ -5,19 +5,19 @@ Sphinx translates each page's paragraphs, titles and captions from its catalog; 
 reach the page some other way, and a Chinese reader saw them in English (the zh review's
 findings F9, F10, F14):
 
-- **Code-cell toggles** (F10). myst-nb writes each folded cell's summary ("Show code cell source",
+- **Code-cell toggles**. myst-nb writes each folded cell's summary ("Show code cell source",
   or the cell's own label from its metadata, ``mystnb.code_prompt_show``) after every transform
   of the page, from the notebook's metadata, which gettext never sees. Their translations live in
   ``locales/zh_CN/LC_MESSAGES/cells.po`` (``tools/locale.py`` extracts the labels from the
   notebooks); a post-transform after myst-nb's ``HideInputCells`` swaps them in.
-- **Exercise titles in solution boxes** (F9). sphinx-exercise keeps a copy of each exercise,
+- **Exercise titles in solution boxes**. sphinx-exercise keeps a copy of each exercise,
   taken when its directive runs, before Sphinx translates the page, and titles the solution
   from that copy: the solution said 「解答 练习 3.1 (The two-logit Jacobian)」. Once the page is
   translated, the copy is taken again.
-- **Figures** (F12). A figure that a chapter glues a second time with Chinese words from the same
-  arrays (``<name>_zh``, its data hash in the PNG: helpers.style.glue_chinese) replaces the English
+- **Figures**. A figure that a chapter glues a second time with Chinese words from the same
+  arrays (``<name>_zh``, its data hash in the PNG: tools.figures.glue_copies) replaces the English
   one, on the landing page (chapter 6's whole-chain figure) and on the chapter's own page.
-- **The themes' own strings** (F14). sphinx-book-theme translates its buttons from its own
+- **The themes' own strings**. sphinx-book-theme translates its buttons from its own
   catalog (``booktheme``), whose zh_CN entries are Taiwanese usage (「列印成 PDF」) and
   incomplete; ``locales/zh_CN/LC_MESSAGES/booktheme.po`` goes in front of it. (pydata-sphinx-theme's
   and Sphinx's strings come from the ``sphinx`` catalog, where ``locales/zh_CN/LC_MESSAGES/sphinx.po``
@@ -101,7 +101,7 @@ GENERATED_FIGURE = re.compile(r"^(?P<folder>(?:.*/)?_generated/)(?P<name>\w+)\.p
 class ChineseFigures(SphinxTransform):
     """A page that shows a glued figure from ``_generated/<name>.png`` (the landing page) shows
     ``<name>_zh.png`` where a notebook glues a Chinese copy of it (drawn from the same arrays,
-    helpers.style.translate_figure); book/_ext/wide_figures.py then pairs it with ``<name>_zh_wide``.
+    tools.figures.translate_figure); book/_ext/wide_figures.py then pairs it with ``<name>_zh_wide``.
     A read-phase transform, so that Sphinx collects and copies the image it names."""
 
     default_priority = 400
@@ -114,7 +114,7 @@ class ChineseFigures(SphinxTransform):
                 image["uri"] = f"{match['folder']}{match['name']}_zh.png"
                 self.env.note_dependency(str(chinese))  # a new Chinese copy re-reads the page
         # A download link to a glued figure (the instructor guide's anchor figure, in both layouts)
-        # offers its Chinese copy: fig_x_wide.png -> fig_x_zh_wide.png (issue 30: they offered English).
+        # offers its Chinese copy: fig_x_wide.png -> fig_x_zh_wide.png.
         for link in self.document.findall(addnodes.download_reference):
             match = GENERATED_FIGURE.match(link.get("reftarget", ""))
             chinese = ROOT / "book" / "_generated" / f"{chinese_copy(match['name'])}.png" if match else None
@@ -122,7 +122,7 @@ class ChineseFigures(SphinxTransform):
                 link["reftarget"] = f"{match['folder']}{chinese.name}"
                 self.env.note_dependency(str(chinese))
         # A chapter's own figure (a cell's output, named ``fig-two-logits`` in its metadata) shows its
-        # Chinese copy, ``fig_two_logits_zh`` (helpers.style.glue_chinese), where the notebook glues one.
+        # Chinese copy, ``fig_two_logits_zh`` (tools.figures.glue_copies), where the notebook glues one.
         for figure in self.document.findall(nodes.figure):
             images = list(figure.findall(nodes.image))
             names = [n.replace("-", "_") for n in figure.get("names", []) + figure.get("ids", [])]

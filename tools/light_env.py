@@ -25,6 +25,8 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tools.notebook_format import QUIET_KERNEL
+
 ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder" / "requirements.txt"
 # what a kernel needs of the light environment; JupyterLab (the front end) runs no notebook code
@@ -72,9 +74,9 @@ def top_level(distribution: metadata.Distribution) -> set[str]:
     return entries
 
 
-@contextmanager
-def light_kernel(tmp: Path, packages: tuple[str, ...] | None = None) -> Iterator[tuple[str, str]]:
-    """A kernel spec (its name) and the interpreter of a fresh light environment under ``tmp``."""
+def make_light_environment(tmp: Path, packages: tuple[str, ...] | None = None) -> str:
+    """A fresh virtual environment under ``tmp`` that sees only binder's packages (links to this
+    machine's installed copies); return its interpreter."""
     wanted = list(packages or KERNEL_PACKAGES) + list(INSTALL_TOOLS)
     assert set(packages or KERNEL_PACKAGES) <= set(binder_packages()), (
         "the light environment has only binder's packages"
@@ -99,12 +101,22 @@ def light_kernel(tmp: Path, packages: tuple[str, ...] | None = None) -> Iterator
     # a path added by a .pth line does not run that directory's own .pth files: the book
     # environment's editable install of helpers stays invisible
     (Path(purelib) / "light_packages.pth").write_text(f"{shelf}\n")
+    return python
+
+
+@contextmanager
+def light_kernel(
+    tmp: Path, packages: tuple[str, ...] | None = None, python: str | None = None
+) -> Iterator[tuple[str, str]]:
+    """A kernel spec (its name) and the interpreter of a fresh light environment under ``tmp``; given
+    ``python``, of that interpreter instead (an environment installed by hand from binder's list)."""
+    python = python or make_light_environment(tmp, packages)
     kernels = tmp / "jupyter" / "kernels" / "light"
     kernels.mkdir(parents=True)
     (kernels / "kernel.json").write_text(
         json.dumps(
             {
-                "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}", *QUIET_KERNEL],
                 "display_name": "light",
                 "language": "python",
             }
@@ -115,7 +127,7 @@ def light_kernel(tmp: Path, packages: tuple[str, ...] | None = None) -> Iterator
     }
     os.environ["JUPYTER_PATH"] = str(tmp / "jupyter")
     os.environ.pop("PYTHONPATH", None)  # nothing may reach helpers but the setup cell
-    # pip builds helpers with the setuptools on the shelf, offline ("0" is pip's spelling of "no isolation")
+    # pip installs helpers from its wheel and nothing else, offline ("0" is pip's spelling of "no isolation")
     os.environ["PIP_NO_BUILD_ISOLATION"] = "0"
     os.environ["PIP_NO_INDEX"] = "1"
     try:
