@@ -96,6 +96,8 @@ def write_config(kind: str) -> Path:
         # Chinese typography (no faux italics): locales/zh_CN/_assets/zh.css
         settings["html_static_path"] = [*settings["html_static_path"], str(LOCALES / LANGUAGE / "_assets")]
         settings["html_css_files"] = [*settings.get("html_css_files", []), "zh.css"]
+        # no line starts with a closing mark after inline math (locales/zh_CN/_assets/zh.js)
+        settings["html_js_files"] = [*settings.get("html_js_files", []), "zh.js"]
         config["repository"]["path_to_book"] = f"locales/{LANGUAGE}"  # (launch buttons: book/_ext/learner_links.py)
         settings.update({"language": LANGUAGE, "locale_dirs": [str(LOCALES)], "html_search_language": "zh"})
     path = ROOT / "_build" / f"_config_{kind}.yml"
