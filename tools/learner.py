@@ -51,7 +51,7 @@ import tomllib
 import yaml
 
 from tools.helpers_index import chapter_label
-from tools.locale import chinese_notebook, is_book_table, translate_table, translations
+from tools.locale import chinese_notebook, is_book_table, is_printed, translate_printed, translate_table, translations
 from tools.notebook_format import (
     GLUE_PREFIX,
     ROOT,
@@ -976,6 +976,8 @@ def learner_outputs(cell: nbformat.NotebookNode, book: Book, ctx: Context) -> li
         table = output.get("data", {}).get("text/html")
         if table is not None and is_book_table("".join(table)):
             output.data["text/html"] = translate_table("".join(table), book.cell_messages)
+        if is_printed(output):  # what the cell printed, in the book's words: as the Chinese pages show it
+            output.text = translate_printed("".join(output.text), book.cell_messages)
     return outputs
 
 

@@ -95,6 +95,25 @@ class TranslatedTables(SphinxPostTransform):
                 raw.replace_self(nodes.raw("", translate_table(raw.astext(), table), format=raw["format"]))
 
 
+class TranslatedPrintedLines(SphinxPostTransform):
+    """What code cells print (stdout) in the book's words, from cells.po (``tools.locale.translate_printed``):
+    each line's numbers are the printed ones, put back into its Chinese line."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        from tools.locale import translate_printed
+
+        table = self.app.env.zh_cell_messages  # type: ignore[attr-defined]
+        for block in self.document.findall(nodes.literal_block):
+            if {"output", "stream"} <= set(block.get("classes", [])) and "stderr" not in block.get("classes", []):
+                text = block.astext()
+                chinese = translate_printed(text, table)
+                if chinese != text:
+                    block.children = [nodes.Text(chinese)]
+                    block.rawsource = chinese
+
+
 GENERATED_FIGURE = re.compile(r"^(?P<folder>(?:.*/)?_generated/)(?P<name>\w+)\.png$")
 
 
@@ -297,6 +316,7 @@ def setup(app: Any) -> dict[str, Any]:
     register_tooltip_style()
     app.add_post_transform(TranslatedCodePrompts)
     app.add_post_transform(TranslatedTables)
+    app.add_post_transform(TranslatedPrintedLines)
     app.add_transform(TranslatedExerciseCopies)
     app.add_transform(ChineseFigures)
     app.add_post_transform(FullWidthExerciseParentheses)
