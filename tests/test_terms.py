@@ -82,3 +82,24 @@ def test_code_and_math_are_not_terms():
     assert not T.violations("Call `buggy_attention_a`.", "调用 `buggy_attention_a`。", [bug])
     assert T.violations("bug A is wrong.", "bug A 是错的。", [bug])
     assert not T.violations("bug A is wrong.", "错误 A 是错的。", [bug])
+
+
+def glossary_terms() -> dict[str, str]:
+    """book/glossary.md: headword -> its Chinese term (the 【】 at the start of its definition)."""
+    from tools.notebook_format import ROOT
+
+    text = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    return {english.strip(): chinese for english, chinese in re.findall(r"^(\S[^\n]*)\n\s+【([^】]+)】", text, re.M)}
+
+
+def test_the_glossary_and_the_term_list_agree():
+    """The glossary page and terms.yml name one term per concept: a concept's headword gives its rendering
+    in 【】, and no glossary term is a variant that terms.yml rejects."""
+    glossary = glossary_terms()
+    linked = [t for t in CONCEPTS if t.glossary]
+    assert len(linked) >= 3
+    for term in linked:
+        assert term.glossary in glossary, f"no glossary entry {term.glossary!r}"
+        assert term.use.search(glossary[term.glossary]), (term.glossary, glossary[term.glossary], term.use.pattern)
+    variants = [(t.english, a.pattern) for t in CONCEPTS for a in t.avoid for c in glossary.values() if a.search(c)]
+    assert not variants, variants

@@ -40,6 +40,7 @@ class Term:
     use: re.Pattern[str] | None
     avoid: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
     except_catalogs: tuple[str, ...] = ()
+    glossary: str | None = None
 
 
 def load(path: Path = TERMS) -> list[Term]:
@@ -53,6 +54,7 @@ def load(path: Path = TERMS) -> list[Term]:
             use=re.compile(e["use"]) if e.get("use") else None,
             avoid=tuple(re.compile(a) for a in e.get("avoid", [])),
             except_catalogs=tuple(e.get("except_catalogs", [])),
+            glossary=e.get("glossary"),
         )
         for e in entries
     ]
