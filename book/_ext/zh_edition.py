@@ -114,6 +114,31 @@ class TranslatedPrintedLines(SphinxPostTransform):
                     block.rawsource = chinese
 
 
+ARTICLE_LABEL = re.compile(r"^（§([^）]+)）：$")
+RESTORED = "；引文中的等号为本书补回"
+
+
+class RestoredEqualsSigns(SphinxPostTransform):
+    """A verdict box quotes the article in its own words (原文), with the ``=`` signs that its web page
+    lost in conversion to plain text put back (the ledger page says so). Where a box's quotes carry
+    one, its label says it, so a reader of a chapter knows too: 「**原文**（§5.2；引文中的等号为本书补回）：」."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        for strong in list(self.document.findall(nodes.strong)):
+            label = strong.parent
+            shown = [child for child in label.children if child.astext()]  # (the translation leaves an empty Text)
+            if strong.astext() != "原文" or not isinstance(label, nodes.paragraph) or len(shown) != 2:
+                continue
+            tail = shown[1]
+            match = ARTICLE_LABEL.match(tail.astext()) if isinstance(tail, nodes.Text) else None
+            box = label.parent.astext() if label.parent is not None else ""
+            quote = box.split("原文（§", 1)[-1].split("检验范围", 1)[0]  # the article's sentence, before the scope
+            if match and ("=" in quote or re.search(r"「[^」]*=", box)):  # or a part's quote 「…」
+                label.replace(tail, nodes.Text(f"（§{match.group(1)}{RESTORED}）："))
+
+
 GENERATED_FIGURE = re.compile(r"^(?P<folder>(?:.*/)?_generated/)(?P<name>\w+)\.png$")
 
 
@@ -317,6 +342,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_post_transform(TranslatedCodePrompts)
     app.add_post_transform(TranslatedTables)
     app.add_post_transform(TranslatedPrintedLines)
+    app.add_post_transform(RestoredEqualsSigns)
     app.add_transform(TranslatedExerciseCopies)
     app.add_transform(ChineseFigures)
     app.add_post_transform(FullWidthExerciseParentheses)
