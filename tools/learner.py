@@ -56,7 +56,9 @@ from tools.notebook_format import (
     GLUE_PREFIX,
     ROOT,
     ZH_AUTHOR_AND,
+    ZH_CITATION_SEP,
     ZH_ET_AL,
+    ZH_YEAR_SEP,
     chapter_notebooks,
     glued_outputs,
     is_build_only,
@@ -609,8 +611,8 @@ def number_block(block: Block, page: str, chapter: str | None, book: Book, numbe
 @functools.cache
 def bibliography(language: str = "en") -> dict[str, str]:
     """bibtex key -> the author-year label the site shows (sphinxcontrib-bibtex's ``author_year``
-    style; in the Chinese edition joined as ``book/_ext/zh_edition.py`` joins them: 「Kingma 和 Ba,
-    2015」, 「Liu 等, 2022」)."""
+    style; in the Chinese edition joined as ``book/_ext/zh_edition.py`` joins them: 「Kingma 和 Ba，
+    2015」, 「Liu 等，2022」)."""
     both, others = (ZH_AUTHOR_AND, ZH_ET_AL) if language == "zh_CN" else (" and ", " et al.")
     from pybtex.database import parse_file
 
@@ -629,7 +631,8 @@ def bibliography(language: str = "en") -> dict[str, str]:
                 who = f"{names[0]}{both}{names[1]}"  # bibtex's "and others" reads "Liu and others" in English
             else:
                 who = f"{names[0]}{others}"
-            entries[key] = f"{who}, {entry.fields.get('year', 'n.d.')}"
+            year_sep = ZH_YEAR_SEP if language == "zh_CN" else ", "
+            entries[key] = f"{who}{year_sep}{entry.fields.get('year', 'n.d.')}"
     return entries
 
 
@@ -739,7 +742,7 @@ def render_role(name: str, content: str, ctx: Context) -> str:
             if label is None:
                 raise KeyError(f"{ctx.page}: no bibliography entry {key!r}")
             links.append(f"[{label}]({ctx.url('book/bibliography')})")
-        return "[" + ", ".join(links) + "]"
+        return "[" + (ZH_CITATION_SEP if ctx.zh() else ", ").join(links) + "]"
     text, target = split_explicit(content)
     if name == "term":
         anchor = "term-" + re.sub(r"[^\w]+", "-", target.lower()).strip("-")

@@ -46,7 +46,14 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the repository root: tools/ is a package
-from tools.notebook_format import ZH_AUTHOR_AND, ZH_ET_AL, ZH_TOOLTIP_STYLE, chinese_copy  # noqa: E402
+from tools.notebook_format import (  # noqa: E402
+    ZH_AUTHOR_AND,
+    ZH_CITATION_SEP,
+    ZH_ET_AL,
+    ZH_TOOLTIP_STYLE,
+    ZH_YEAR_SEP,
+    chinese_copy,
+)
 from tools.upstream import require  # noqa: E402
 
 CATALOGS = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
@@ -287,7 +294,7 @@ AUTHOR_JOINS = [(" and others", ZH_ET_AL), (", and ", ZH_AUTHOR_AND), (" and ", 
 
 
 def chinese_citations(app: Any, doctree: nodes.document, docname: str) -> None:
-    """Inline author-year citations in the Chinese form: 「Kingma 和 Ba, 2015」, 「Liu 等, 2022」
+    """Inline author-year citations in the Chinese form: 「Kingma 和 Ba，2015」, 「Liu 等，2022；Dao 等，2022」
     (sphinxcontrib-bibtex joins authors with " and " and abbreviates with *et al.*). The
     bibliography itself stays in its original language, as Chinese books print it."""
     for citation in doctree.findall(
@@ -300,6 +307,8 @@ def chinese_citations(app: Any, doctree: nodes.document, docname: str) -> None:
             value = str(text)
             for english, chinese in AUTHOR_JOINS:
                 value = value.replace(english, chinese)
+            # full-width separators: 「Liu 等，2022」 inside a reference, 「；」 between two references
+            value = value.replace(", ", ZH_YEAR_SEP if text.parent is not citation else ZH_CITATION_SEP)
             if value != str(text):
                 text.parent.replace(text, nodes.Text(value))
 
