@@ -13,7 +13,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Strict nbval and re-execution compare CPU results: never a GPU here.
 CPU_ONLY := BOOK_DEVICE=cpu CUDA_VISIBLE_DEVICES=
 
-.PHONY: book release test check setup browser execute chapter bench gpu-check slides lecture lab author-lab clean help tidy portability locale screenshots
+.PHONY: book release test check setup browser execute chapter bench gpu-check slides lecture lab author-lab clean help tidy portability locale screenshots seeds
 
 help:
 	@echo "make book     build the site into _build/html (sets up .venv first)"
@@ -32,6 +32,7 @@ help:
 	@echo "make locale   refresh the Chinese edition's catalogs (locales/zh_CN) after English edits"
 	@echo "make tidy     rewrite what is derived: folds, verdict boxes, the claims ledger page"
 	@echo "make portability  strict nbval at every point of the portability matrix (for authors, before a release)"
+	@echo "make seeds    the seed table: training chapters at 8 seed offsets and ci-second (NB=notebooks/X.ipynb: one)"
 
 $(INSTALLED): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "Python >= 3.10 is needed"; exit 1; }
@@ -161,6 +162,11 @@ tidy: setup
 
 portability: setup
 	$(BIN)/python -m tools.portability
+
+# The seed table (book/seed_table.yml): every band and assert of the training chapters at eight seed
+# offsets and at ci-second; tests/test_seeds.py reads it. NB=notebooks/06_the_experiment.ipynb: one chapter.
+seeds: setup
+	$(CPU_ONLY) $(BIN)/python -m tools.seeds $(if $(NB),--notebooks $(NB))
 
 # NB=notebooks/X.ipynb re-executes one notebook (default: all of them)
 NB ?= $(NOTEBOOKS)

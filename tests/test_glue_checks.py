@@ -34,6 +34,7 @@ from tools.notebook_format import (
 
 NOT_COMPARED = {"nbval-ignore-output", "nbval-skip", "raises-exception"}
 PAGES = sorted((ROOT / "book").glob("*.md"))
+SEED_QUOTE = re.compile(r"^(\w+)_seeds_(?:min|median|max)$")
 GENERATED_FIGURE = re.compile(r"_generated/([A-Za-z0-9_]+)\.png")  # a glued figure on another page (glued_figures.py)
 
 
@@ -121,7 +122,9 @@ def references() -> set[str]:
     explorer = yaml.safe_load((ROOT / "book" / "scale_explorer.yml").read_text(encoding="utf-8"))
     for entry in explorer["references"]:
         used |= {entry[key].split("::")[1] for key in ("glue", "per_seed") if key in entry}
-    return used
+    # a training number that the prose quotes by its range over the seed table (`<name>_seeds_min`, ...: a chapter's
+    # build-only cell glues it, tools.seeds.glue_quoted) is in use: the table reads each run's value of it
+    return used | {match.group(1) for match in map(SEED_QUOTE.match, used) if match}
 
 
 def wide_layouts(notebook) -> set[str]:

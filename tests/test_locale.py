@@ -434,3 +434,50 @@ def test_the_chinese_landing_page_shows_the_chinese_figure(built_site):
     deck = (built_site / "zh" / "slides" / "lecture.html").read_text(encoding="utf-8")
     assert deck.count('src="fig_whole_chain_zh_wide.png"') == 2 and "fig_whole_chain_wide.png" not in deck
     assert (built_site / "zh" / "slides" / "fig_whole_chain_zh_wide.png").is_file()
+
+
+def printed_outputs(path: Path) -> list[str]:
+    """What the code cells of one notebook print to stdout."""
+    from tools.locale import is_printed
+
+    return ["".join(o.get("text", "")) for c in read(path).cells for o in c.get("outputs", []) if is_printed(o)]
+
+
+def test_printed_lines_are_translated_with_the_same_numbers():
+    """What code cells print in the book's words ("raw scores: std 6.4   logits: std 0.80") reads in
+    Chinese on the Chinese pages (cells.po, tools.locale.translate_printed): every such line has a
+    translation with the same placeholders, and each translated output prints exactly the English
+    output's numbers, in its order or another."""
+    from tools.locale import PLACEHOLDER, PRINTED_NUMBER, printed_messages, translate_printed
+
+    table = translations_of_cells()
+    wrong, translated = [], 0
+    for path in chapter_notebooks():
+        for text in printed_outputs(path):
+            for message in printed_messages(text):
+                if message not in table:
+                    wrong.append(f"{path.stem}: no translation of {message!r} (make locale, then cells.po)")
+                elif Counter(PLACEHOLDER.findall(message)) != Counter(PLACEHOLDER.findall(table[message])):
+                    wrong.append(f"{path.stem}: {message!r} -> {table[message]!r} changes its placeholders")
+            chinese = translate_printed(text, table)
+            if chinese != text:
+                translated += 1
+                if sorted(PRINTED_NUMBER.findall(text)) != sorted(PRINTED_NUMBER.findall(chinese)):
+                    wrong.append(f"{path.stem}: {text!r} -> {chinese!r} prints other numbers")
+    assert not wrong, "\n".join(wrong)
+    assert translated >= 10
+
+
+def translations_of_cells() -> dict[str, str]:
+    from tools.locale import translations
+
+    return translations("cells")
+
+
+def test_a_printed_line_keeps_its_numbers_and_skips_what_is_not_the_books():
+    from tools.locale import translate_printed
+
+    table = {"products that overflowed: {0} of {1}": "上溢的乘积：{1} 个中有 {0} 个"}
+    assert translate_printed("products that overflowed: 681 of 4096\n", table) == "上溢的乘积：4096 个中有 681 个\n"
+    assert translate_printed("RuntimeError: element 0 of tensors\n", table) == "RuntimeError: element 0 of tensors\n"
+    assert translate_printed("未缩放方差: 64.9973", table) == "未缩放方差: 64.9973"

@@ -91,6 +91,58 @@ def test_the_rubric(parts, expected):
     assert claims.overall_verdict(entry) == expected
 
 
+def facts(direction: str = "holds", size: str = "none", reason: str = "none", tested: bool = True) -> dict:
+    if not tested:
+        return {"tested": False, "direction": "untested", "size": "untested", "reason": "untested"}
+    return {"tested": True, "direction": direction, "size": size, "reason": reason}
+
+
+@pytest.mark.parametrize(
+    ("part_facts", "expected"),
+    [
+        (facts(), "confirmed"),
+        (facts(size="holds", reason="holds"), "confirmed"),
+        (facts(size="fails"), "half right"),  # the direction holds, the sizes fail: one grade
+        (facts(reason="fails"), "half right"),  # right, but for another reason: one grade
+        (facts(reason="partly"), "half right"),
+        (facts(direction="partly"), "half right"),  # holds under some of the conditions tested
+        (facts(direction="fails"), "corrected"),
+        (facts(direction="fails", size="fails", reason="fails"), "corrected"),
+        (facts(tested=False), "not tested"),
+    ],
+)
+def test_the_part_rubric(part_facts, expected):
+    assert claims.part_grade(part_facts) == expected
+
+
+def test_every_grade_is_recomputed_from_the_facts_it_records():
+    """Each part's grade follows from its facts by the rubric alone, and each claim's from its parts'."""
+    ledger = claims.load_ledger()
+    for claim_id, entry in ledger.items():
+        for index, part in enumerate(entry.get("parts") or [entry]):
+            assert claims.part_grade(part["facts"]) == part["verdict"], f"{claim_id} ({claims.part_letter(index)})"
+        assert claims.recomputed_verdict(entry) == claims.overall_verdict(entry), claim_id
+    # a grade that its facts do not give is refused, naming the part
+    broken = {**ledger["C6.1"], "parts": [dict(part) for part in ledger["C6.1"]["parts"]]}
+    broken["parts"][1]["verdict"] = "corrected"  # its direction holds and only its sizes fail
+    with pytest.raises(ValueError, match=r"C6.1 \(b\): its facts give 'half right'"):
+        claims.check_entry("C6.1", broken)
+    broken["parts"][1] = {**broken["parts"][1], "facts": {"tested": True, "direction": "holds"}}
+    with pytest.raises(ValueError, match="names each of"):
+        claims.check_entry("C6.1", broken)
+
+
+def test_the_ledger_page_shows_the_facts_behind_every_grade():
+    ledger = claims.load_ledger()
+    page = claims.LEDGER_PAGE.read_text(encoding="utf-8")
+    for rule in claims.PART_RULES:
+        assert rule in page
+    for claim_id, entry in ledger.items():
+        section = page.split(f"({claims.anchor(claim_id)})=", 1)[1].split("\n(claim-", 1)[0]
+        for part in entry.get("parts") or [entry]:
+            assert claims.facts_line(part["facts"]) in section, claim_id
+
+
 def test_a_claim_of_one_assertion_keeps_its_own_verdict_and_one_with_parts_has_none():
     for claim_id, entry in claims.load_ledger().items():
         assert ("verdict" in entry) != bool(entry.get("parts")), claim_id

@@ -2,8 +2,8 @@
 
 ``book/claims.yml`` is the one place where the book grades a claim of the source article.
 This module reads it, checks its shape (a clear ``ValueError`` naming the claim and the
-field), derives each claim's overall verdict from the verdicts of its parts (the rubric,
-:func:`overall_verdict`, the only code that grades), and writes what is derived from it:
+field), grades each part from the facts it records (the rubric, :func:`part_grade`) and each claim from its
+parts (:func:`overall_verdict`): the only code that grades. It writes what is derived from it:
 
 - the **verdict box** of each claim, in the chapter that tests it (:func:`verdict_box`);
 - the **ledger page** ``book/claims.md`` (:func:`ledger_page`): the rubric, a table of all
@@ -54,8 +54,29 @@ CLAIM_FIELDS = {
     "reason": True,
     "chapter": True,
     "section": True,
+    "facts": False,
 }
-PART_FIELDS = {"article": True, "translation": True, "verdict": True, "reason": True, "role": False, "same_as": False}
+PART_FIELDS = {
+    "article": True,
+    "translation": True,
+    "verdict": True,
+    "facts": True,
+    "reason": True,
+    "role": False,
+    "same_as": False,
+}
+# The facts a grade is read from (the rubric, `part_grade`): each with the values it may take. `tested`: whether the
+# book measures or reads anything that bears on the part at its own scope (the widths, keys, optimizer, task or source
+# it speaks of); `direction`: whether what it says happens holds there, under every condition tested, some or none;
+# `size`: whether the numbers or magnitudes it states hold (none: it states none); `reason`: whether the cause or
+# mechanism it gives holds (none: it gives none). A part that is not tested has `untested` for the other three.
+FACTS = {
+    "tested": (True, False),
+    "direction": ("holds", "partly", "fails", "untested"),
+    "size": ("holds", "partly", "fails", "none", "untested"),
+    "reason": ("holds", "partly", "fails", "none", "untested"),
+}
+UNTESTED = "untested"
 CLAIM_ID = re.compile(r"C([1-7])\.(\d+)")
 ELLIPSIS = {"zh": "……", "en": "…"}
 SECTIONS = {
@@ -94,10 +115,23 @@ def _require(where: str, entry: Any, fields: dict[str, bool]) -> None:
     if unknown or missing:
         raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
     for field, value in entry.items():
-        if field != "parts" and not (isinstance(value, str) and value.strip()):
+        if field not in ("parts", "facts") and not (isinstance(value, str) and value.strip()):
             raise ValueError(f"{where}: field {field!r} must be a non-empty string")
         if isinstance(value, str) and "\n" in value.strip():
             raise ValueError(f"{where}: field {field!r} must be one paragraph (use >- in YAML)")
+
+
+def check_facts(where: str, facts: Any, verdict: Any) -> None:
+    """The facts of a part (or of a claim of one assertion) are complete and give the grade it states."""
+    if not isinstance(facts, dict) or set(facts) != set(FACTS):
+        raise ValueError(f"{where}: `facts` names each of {list(FACTS)} once, e.g. {FACTS_EXAMPLE}")
+    for fact, allowed in FACTS.items():
+        if facts[fact] not in allowed:
+            raise ValueError(f"{where}: fact {fact!r} is {facts[fact]!r}, not one of {list(allowed)}")
+    if (facts["tested"] is False) != all(facts[f] == UNTESTED for f in FACTS if f != "tested"):
+        raise ValueError(f"{where}: a part is untested in direction, size and reason exactly when `tested: false`")
+    if verdict != part_grade(facts):
+        raise ValueError(f"{where}: its facts give {part_grade(facts)!r}, not {verdict!r} (the rubric: part_grade)")
 
 
 def check_entry(claim_id: str, entry: Entry) -> None:
@@ -109,9 +143,10 @@ def check_entry(claim_id: str, entry: Entry) -> None:
     if parts is None:
         if entry.get("verdict") not in VERDICTS:
             raise ValueError(f"{claim_id}: verdict {entry.get('verdict')!r} is not one of {list(VERDICTS)}")
+        check_facts(claim_id, entry.get("facts"), entry["verdict"])
         return
-    if "verdict" in entry:
-        raise ValueError(f"{claim_id}: a claim with parts gets its verdict from them (remove `verdict`)")
+    if "verdict" in entry or "facts" in entry:
+        raise ValueError(f"{claim_id}: a claim with parts gets its verdict from them (remove `verdict`, `facts`)")
     if not isinstance(parts, list) or len(parts) < 2:
         raise ValueError(f"{claim_id}: `parts` lists two or more parts (one assertion needs no parts)")
     for index, part in enumerate(parts):
@@ -123,6 +158,7 @@ def check_entry(claim_id: str, entry: Entry) -> None:
             raise ValueError(f"{where}: role is {PREMISE!r} or absent (a point of the claim)")
         if (part["verdict"] == NOT_TESTED) != part["reason"].startswith("Not tested here"):
             raise ValueError(f"{where}: a part is 'not tested' exactly when its reason starts 'Not tested here'")
+        check_facts(where, part["facts"], part["verdict"])
         for language, field in (("zh", "article"), ("en", "translation")):
             if not is_excerpt(part[field], entry[field], ELLIPSIS[language]):
                 raise ValueError(f"{where}: its {field} is not an excerpt of the claim's {field}")
@@ -164,14 +200,23 @@ def slug(verdict: str) -> str:
 
 RUBRIC = (
     "Each claim is graded against the article's own sentence, not a paraphrase. "
-    "A sentence that asserts more than one thing is split into parts, and each part gets one of four grades "
-    "at the scope the box states: **confirmed** (it holds as the article says it), **half right** "
-    "(it holds only under some of the conditions tested, or its direction holds and its size or reason does not), "
-    "**corrected** (the measurement or the source contradicts it; the book says what holds instead) or "
-    "**not tested** (the book measures nothing that bears on it). "
-    "A part is a premise when it is a fact the article states on the way to its point "
-    "(a number, a definition), and a point otherwise."
+    "A sentence that asserts more than one thing is split into parts. A part is a premise when it is a fact the "
+    "article states on the way to its point (a number, a definition), and a point otherwise. "
+    "Each part records four facts, read from the evidence at the part's own scope (the widths, keys, optimizer, "
+    "task or source it speaks of; evidence outside that scope is reported beside it but grades nothing): "
+    "whether the book **tested** it there; whether its **direction** holds (what it says happens: under every "
+    "condition tested, under some, or under none); whether its **size** holds (the numbers it states, if any); and "
+    "whether its **reason** holds (the cause it gives, if any). The grade follows from the facts alone:"
 )
+PART_RULES = [
+    "**not tested**: the book measures or reads nothing that bears on the part at its scope.",
+    "**corrected**: its direction fails under every condition tested.",
+    "**confirmed**: its direction holds under every condition tested, and so do the size and the reason it states.",
+    "**half right**: every other case. Its direction holds under some of the conditions tested only, or it holds "
+    "while the size or the reason does not: “the direction holds, the sizes fail” is half right, and so is "
+    "“right, but for another reason”.",
+]
+RUBRIC_CLAIMS = "A claim's grade follows from its parts' grades:"
 RUBRIC_RULES = [
     "A claim is **confirmed** when every part that the book tests is confirmed.",
     "A claim is **corrected** when every point that the book tests is corrected: its conclusion fails, "
@@ -182,6 +227,18 @@ RUBRIC_RULES = [
     "The same evidence gets the same grade wherever it is cited: a part that rests on the same runs as a part "
     "of another claim says so (“as C1.4 (a)”), and a test checks that the two grades agree.",
 ]
+FACTS_EXAMPLE = "{tested: true, direction: holds, size: fails, reason: none}"
+
+
+def part_grade(facts: dict[str, Any]) -> str:
+    """The rubric for one part (or a claim of one assertion): its grade from its facts (FACTS) alone."""
+    if not facts["tested"]:
+        return NOT_TESTED
+    if facts["direction"] == "fails":
+        return "corrected"
+    if all(facts[fact] in ("holds", "none") for fact in ("direction", "size", "reason")):
+        return "confirmed"
+    return "half right"
 
 
 def overall_verdict(entry: Entry) -> str:
@@ -198,6 +255,49 @@ def overall_verdict(entry: Entry) -> str:
     if points and all(p["verdict"] == "corrected" for p in points):
         return "corrected"
     return "half right"
+
+
+def recomputed_verdict(entry: Entry) -> str:
+    """A claim's grade from its facts alone: each part graded by `part_grade`, the claim by `overall_verdict`."""
+    if not entry.get("parts"):
+        return part_grade(entry["facts"])
+    parts = [{**part, "verdict": part_grade(part["facts"])} for part in entry["parts"]]
+    return overall_verdict({"parts": parts})
+
+
+FACT_WORDS = {
+    "en": {
+        "direction": "direction",
+        "size": "size",
+        "reason": "reason",
+        "holds": "holds",
+        "partly": "holds in part",
+        "fails": "fails",
+        "none": "none stated",
+    },
+    "zh": {
+        "direction": "方向",
+        "size": "大小",
+        "reason": "原因",
+        "holds": "成立",
+        "partly": "部分成立",
+        "fails": "不成立",
+        "none": "未陈述",
+    },
+}
+
+
+def facts_line(facts: dict[str, Any], language: str = "en") -> str:
+    """The facts a grade was read from, as the ledger page shows them under each part."""
+    words = FACT_WORDS[language]
+    if not facts["tested"]:
+        return "*事实：*在其范围内未检验" if language == "zh" else "*Facts:* not tested at its scope"
+    separator = "；" if language == "zh" else "; "
+    listed = separator.join(
+        f"{words[fact]}{'：' if language == 'zh' else ': '}{words[facts[fact]]}"
+        for fact in ("direction", "size", "reason")
+    )
+    return f"*事实：*{listed}" if language == "zh" else f"*Facts:* {listed}"
 
 
 def untested_parts(entry: Entry) -> int:
@@ -297,10 +397,15 @@ def bottom_line(entry: Entry) -> str:
     return f"**The book:** {cross_page_glue(entry['reason'], entry['chapter'])}"
 
 
-def part_lines(entry: Entry) -> list[str]:
+def part_lines(entry: Entry, with_facts: bool = False) -> list[str]:
+    """Each part: its head, its reason and (on the ledger page) the facts its grade is read from."""
     lines: list[str] = []
     for index, part in enumerate(entry.get("parts") or []):
         lines += ["", f"- {part_head(index, part)}", "", f"  {cross_page_glue(part['reason'], entry['chapter'])}"]
+        if with_facts:
+            lines += ["", f"  {facts_line(part['facts'])}"]
+    if with_facts and not entry.get("parts"):
+        lines += ["", facts_line(entry["facts"])]
     return lines
 
 
@@ -349,7 +454,7 @@ def counts_sentence(ledger: dict[str, Entry], language: str = "en") -> str:
     return (
         f"The book grades all {len(ledger)} claims of the article: {grades}. "
         f"The {split} claims that assert more than one thing are split into {parts} parts, "
-        f"of which {untested} are not tested."
+        f"of which {untested} {'is' if untested == 1 else 'are'} not tested."
     )
 
 
@@ -390,6 +495,10 @@ def ledger_page(ledger: dict[str, Entry]) -> str:
         "",
         RUBRIC,
         "",
+        *[f"- {rule}" for rule in PART_RULES],
+        "",
+        RUBRIC_CLAIMS,
+        "",
         *[f"- {rule}" for rule in RUBRIC_RULES],
         "",
         "## All claims at a glance",
@@ -407,7 +516,7 @@ def ledger_page(ledger: dict[str, Entry]) -> str:
         lines += ["", f"## {number}. {name}"]
         for claim_id, entry in entries:
             lines += ["", f"({anchor(claim_id)})=", f"### {entry['gist']}", "", entry_line(claim_id, entry), ""]
-            lines += [*quote_and_scope(entry), "", bottom_line(entry), *part_lines(entry)]
+            lines += [*quote_and_scope(entry), "", bottom_line(entry), *part_lines(entry, with_facts=True)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -458,6 +567,8 @@ def derived_messages(ledger: dict[str, Entry]) -> dict[str, str]:
         ]
         for index, part in enumerate(entry.get("parts") or []):
             pairs.append((part_head(index, part), part_head(index, part, "zh")))
+        for facts in [p["facts"] for p in entry.get("parts") or []] or [entry["facts"]]:
+            pairs.append((facts_line(facts), facts_line(facts, "zh")))
     table: dict[str, str] = {}
     for english, chinese in pairs:
         if table.get(english, chinese) != chinese:

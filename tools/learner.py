@@ -51,12 +51,14 @@ import tomllib
 import yaml
 
 from tools.helpers_index import chapter_label
-from tools.locale import chinese_notebook, is_book_table, translate_table, translations
+from tools.locale import chinese_notebook, is_book_table, is_printed, translate_printed, translate_table, translations
 from tools.notebook_format import (
     GLUE_PREFIX,
     ROOT,
     ZH_AUTHOR_AND,
+    ZH_CITATION_SEP,
     ZH_ET_AL,
+    ZH_YEAR_SEP,
     chapter_notebooks,
     glued_outputs,
     is_build_only,
@@ -167,7 +169,8 @@ WORDS_ZH = {
     "details": "详情",
     "note": (
         "*这是《[{book}]({url})》第 {number} 章的学习版。下面的输出来自本书在 CPU 上的运行结果。"
-        "从上到下运行全部单元格（**Run all**）即可重新计算：缺少本书的 `helpers` 包时，第一个代码单元会安装它。"
+        "从上到下运行全部单元格（**Run all**，中文界面为“全部运行”或“运行所有单元格”）即可重新计算："
+        "缺少本书的 `helpers` 包时，第一个代码单元格会安装它。"
         "标有 † 的数字来自本书的运行结果；换一台机器或改用 GPU 时，最后几位可能不同。*"
     ),
     "interactive": "（本书网站上有可交互的版本：{}。）",
@@ -609,8 +612,8 @@ def number_block(block: Block, page: str, chapter: str | None, book: Book, numbe
 @functools.cache
 def bibliography(language: str = "en") -> dict[str, str]:
     """bibtex key -> the author-year label the site shows (sphinxcontrib-bibtex's ``author_year``
-    style; in the Chinese edition joined as ``book/_ext/zh_edition.py`` joins them: 「Kingma 和 Ba,
-    2015」, 「Liu 等, 2022」)."""
+    style; in the Chinese edition joined as ``book/_ext/zh_edition.py`` joins them: 「Kingma 和 Ba，
+    2015」, 「Liu 等，2022」)."""
     both, others = (ZH_AUTHOR_AND, ZH_ET_AL) if language == "zh_CN" else (" and ", " et al.")
     from pybtex.database import parse_file
 
@@ -629,7 +632,8 @@ def bibliography(language: str = "en") -> dict[str, str]:
                 who = f"{names[0]}{both}{names[1]}"  # bibtex's "and others" reads "Liu and others" in English
             else:
                 who = f"{names[0]}{others}"
-            entries[key] = f"{who}, {entry.fields.get('year', 'n.d.')}"
+            year_sep = ZH_YEAR_SEP if language == "zh_CN" else ", "
+            entries[key] = f"{who}{year_sep}{entry.fields.get('year', 'n.d.')}"
     return entries
 
 
@@ -739,7 +743,7 @@ def render_role(name: str, content: str, ctx: Context) -> str:
             if label is None:
                 raise KeyError(f"{ctx.page}: no bibliography entry {key!r}")
             links.append(f"[{label}]({ctx.url('book/bibliography')})")
-        return "[" + ", ".join(links) + "]"
+        return "[" + (ZH_CITATION_SEP if ctx.zh() else ", ").join(links) + "]"
     text, target = split_explicit(content)
     if name == "term":
         anchor = "term-" + re.sub(r"[^\w]+", "-", target.lower()).strip("-")
@@ -976,6 +980,8 @@ def learner_outputs(cell: nbformat.NotebookNode, book: Book, ctx: Context) -> li
         table = output.get("data", {}).get("text/html")
         if table is not None and is_book_table("".join(table)):
             output.data["text/html"] = translate_table("".join(table), book.cell_messages)
+        if is_printed(output):  # what the cell printed, in the book's words: as the Chinese pages show it
+            output.text = translate_printed("".join(output.text), book.cell_messages)
     return outputs
 
 

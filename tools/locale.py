@@ -96,6 +96,8 @@ def write_config(kind: str) -> Path:
         # Chinese typography (no faux italics): locales/zh_CN/_assets/zh.css
         settings["html_static_path"] = [*settings["html_static_path"], str(LOCALES / LANGUAGE / "_assets")]
         settings["html_css_files"] = [*settings.get("html_css_files", []), "zh.css"]
+        # no line starts with a closing mark after inline math (locales/zh_CN/_assets/zh.js)
+        settings["html_js_files"] = [*settings.get("html_js_files", []), "zh.js"]
         config["repository"]["path_to_book"] = f"locales/{LANGUAGE}"  # (launch buttons: book/_ext/learner_links.py)
         settings.update({"language": LANGUAGE, "locale_dirs": [str(LOCALES)], "html_search_language": "zh"})
     path = ROOT / "_build" / f"_config_{kind}.yml"
@@ -180,7 +182,54 @@ def cell_messages() -> list[str]:
                 output_html = "".join(output.get("data", {}).get("text/html", ""))
                 if is_book_table(output_html):
                     found.update(dict.fromkeys(table_messages(output_html)))
+                if is_printed(output):
+                    found.update(dict.fromkeys(printed_messages("".join(output.get("text", "")))))
     return list(found)
+
+
+# What a code cell prints (its stdout) in the book's own words: "raw scores: std 6.4   logits: std 0.80".
+# Each such line is a message of cells.po with its numbers as placeholders ("raw scores: std {0}   logits:
+# std {1}"); the Chinese line gets the printed numbers back, in the same order or another, so both
+# editions print the same numbers by construction (tests/test_locale.py checks it on every line).
+# Not the book's words, and left as printed: a line that is already Chinese (the article's code prints
+# Chinese), Python's and IPython's own messages (an exception, %xmode), and a line without a word.
+PRINTED_NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])")
+PLACEHOLDER = re.compile(r"\{(\d+)\}")
+NOT_THE_BOOKS = re.compile(r"[\u4e00-\u9fff]|^\s*(?:\w+(?:Error|Exception|Warning)\b|Exception reporting mode)")
+
+
+def is_printed(output: dict) -> bool:
+    return output.get("output_type") == "stream" and output.get("name") == "stdout"
+
+
+def printed_template(line: str) -> tuple[str, list[str]] | None:
+    """A printed line as a message (its numbers as {0}, {1}, ...) and its numbers; None if not the book's words."""
+    if not has_words(line) or NOT_THE_BOOKS.search(line):
+        return None
+    numbers_found: list[str] = []
+
+    def hole(match: re.Match[str]) -> str:
+        numbers_found.append(match.group(0))
+        return f"{{{len(numbers_found) - 1}}}"
+
+    return PRINTED_NUMBER.sub(hole, line.strip()), numbers_found
+
+
+def printed_messages(text: str) -> list[str]:
+    """The messages of one printed output, one per line of the book's words."""
+    return [t[0] for t in map(printed_template, text.splitlines()) if t is not None]
+
+
+def translate_printed(text: str, table: dict[str, str]) -> str:
+    """A printed output with every line of the book's words in Chinese (cells.po), its numbers put back."""
+    lines = []
+    for line in text.split("\n"):
+        template = printed_template(line)
+        if template is not None and template[0] in table:
+            indent = line[: len(line) - len(line.lstrip())]
+            line = indent + PLACEHOLDER.sub(lambda m, found=template[1]: found[int(m.group(1))], table[template[0]])
+        lines.append(line)
+    return "\n".join(lines)
 
 
 # helpers.table's HTML (helpers/book.py, Table._repr_html_): a caption, header cells, body cells,

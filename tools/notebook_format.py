@@ -28,6 +28,8 @@ GLUE_PREFIX = "application/papermill.record/"
 # How the Chinese edition joins authors in an inline citation (「Kingma 和 Ba, 2015」, 「Liu 等, 2022」):
 # the site (book/_ext/zh_edition.py) and the learner notebooks (tools/learner.py) alike.
 ZH_AUTHOR_AND, ZH_ET_AL = " 和 ", " 等"
+# ... with full-width separators, as Chinese author-year citations print them: 「Liu 等，2022；Dao 等，2022」
+ZH_YEAR_SEP, ZH_CITATION_SEP = "，", "；"
 
 
 def chinese_copy(name: str) -> str:

@@ -46,7 +46,14 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the repository root: tools/ is a package
-from tools.notebook_format import ZH_AUTHOR_AND, ZH_ET_AL, ZH_TOOLTIP_STYLE, chinese_copy  # noqa: E402
+from tools.notebook_format import (  # noqa: E402
+    ZH_AUTHOR_AND,
+    ZH_CITATION_SEP,
+    ZH_ET_AL,
+    ZH_TOOLTIP_STYLE,
+    ZH_YEAR_SEP,
+    chinese_copy,
+)
 from tools.upstream import require  # noqa: E402
 
 CATALOGS = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
@@ -93,6 +100,50 @@ class TranslatedTables(SphinxPostTransform):
         for raw in self.document.findall(nodes.raw):
             if "html" in raw.get("format", "").split() and is_book_table(raw.astext()):
                 raw.replace_self(nodes.raw("", translate_table(raw.astext(), table), format=raw["format"]))
+
+
+class TranslatedPrintedLines(SphinxPostTransform):
+    """What code cells print (stdout) in the book's words, from cells.po (``tools.locale.translate_printed``):
+    each line's numbers are the printed ones, put back into its Chinese line."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        from tools.locale import translate_printed
+
+        table = self.app.env.zh_cell_messages  # type: ignore[attr-defined]
+        for block in self.document.findall(nodes.literal_block):
+            if {"output", "stream"} <= set(block.get("classes", [])) and "stderr" not in block.get("classes", []):
+                text = block.astext()
+                chinese = translate_printed(text, table)
+                if chinese != text:
+                    block.children = [nodes.Text(chinese)]
+                    block.rawsource = chinese
+
+
+ARTICLE_LABEL = re.compile(r"^（§([^）]+)）：$")
+RESTORED = "；引文中的等号为本书补回"
+
+
+class RestoredEqualsSigns(SphinxPostTransform):
+    """A verdict box quotes the article in its own words (原文), with the ``=`` signs that its web page
+    lost in conversion to plain text put back (the ledger page says so). Where a box's quotes carry
+    one, its label says it, so a reader of a chapter knows too: 「**原文**（§5.2；引文中的等号为本书补回）：」."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        for strong in list(self.document.findall(nodes.strong)):
+            label = strong.parent
+            shown = [child for child in label.children if child.astext()]  # (the translation leaves an empty Text)
+            if strong.astext() != "原文" or not isinstance(label, nodes.paragraph) or len(shown) != 2:
+                continue
+            tail = shown[1]
+            match = ARTICLE_LABEL.match(tail.astext()) if isinstance(tail, nodes.Text) else None
+            box = label.parent.astext() if label.parent is not None else ""
+            quote = box.split("原文（§", 1)[-1].split("检验范围", 1)[0]  # the article's sentence, before the scope
+            if match and ("=" in quote or re.search(r"「[^」]*=", box)):  # or a part's quote 「…」
+                label.replace(tail, nodes.Text(f"（§{match.group(1)}{RESTORED}）："))
 
 
 GENERATED_FIGURE = re.compile(r"^(?P<folder>(?:.*/)?_generated/)(?P<name>\w+)\.png$")
@@ -243,7 +294,7 @@ AUTHOR_JOINS = [(" and others", ZH_ET_AL), (", and ", ZH_AUTHOR_AND), (" and ", 
 
 
 def chinese_citations(app: Any, doctree: nodes.document, docname: str) -> None:
-    """Inline author-year citations in the Chinese form: 「Kingma 和 Ba, 2015」, 「Liu 等, 2022」
+    """Inline author-year citations in the Chinese form: 「Kingma 和 Ba，2015」, 「Liu 等，2022；Dao 等，2022」
     (sphinxcontrib-bibtex joins authors with " and " and abbreviates with *et al.*). The
     bibliography itself stays in its original language, as Chinese books print it."""
     for citation in doctree.findall(
@@ -256,6 +307,8 @@ def chinese_citations(app: Any, doctree: nodes.document, docname: str) -> None:
             value = str(text)
             for english, chinese in AUTHOR_JOINS:
                 value = value.replace(english, chinese)
+            # full-width separators: 「Liu 等，2022」 inside a reference, 「；」 between two references
+            value = value.replace(", ", ZH_YEAR_SEP if text.parent is not citation else ZH_CITATION_SEP)
             if value != str(text):
                 text.parent.replace(text, nodes.Text(value))
 
@@ -297,6 +350,8 @@ def setup(app: Any) -> dict[str, Any]:
     register_tooltip_style()
     app.add_post_transform(TranslatedCodePrompts)
     app.add_post_transform(TranslatedTables)
+    app.add_post_transform(TranslatedPrintedLines)
+    app.add_post_transform(RestoredEqualsSigns)
     app.add_transform(TranslatedExerciseCopies)
     app.add_transform(ChineseFigures)
     app.add_post_transform(FullWidthExerciseParentheses)
