@@ -235,7 +235,10 @@ def test_make_test_runs_every_tier_and_ci_runs_make_test():
     assert "notebook" in tiers and any("tools.portability --points default" in s for s in stages)
     for tier in set(tiers) - {"notebook"}:
         assert any(re.search(rf"PYTEST\) -m .*\b{tier}\b", s) for s in stages), f"no stage runs the {tier} tier"
-    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().endswith("make test")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.search(r"^## Two commands\n.*?```bash\n(.*?)```", readme, re.M | re.S).group(1).splitlines()
+    assert commands == ["make book", "make test"], "the README's two commands: one builds the book, one tests it"
+    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1] == commands[1]
 
 
 def test_tidy_tells_a_ledger_conflict_from_stale_files(monkeypatch, capsys):
