@@ -3,7 +3,8 @@
 Notebooks run under strict nbval only when asked for: ``pytest notebooks/03_softmax_saturation.ipynb``
 (or ``pytest notebooks``) turns ``--nbval`` on by itself, as does an explicit ``--nbval``; a bare
 ``pytest`` collects ``tests/`` only. ``make test`` runs every notebook at two points of the
-portability matrix (tools/suite.py), ``make check`` those whose code, outputs or helpers changed.
+portability matrix (its stages nbval-default and nbval-ci-second, tools/portability.py), ``make check``
+those whose code, outputs or helpers changed.
 
 Build-only cells (tagged ``remove-cell``, importing the build side: ``from tools import figures``) draw the
 figures' other layouts and Chinese copies; nbval compares none of their outputs. With

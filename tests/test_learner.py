@@ -311,7 +311,8 @@ SAMPLE = r"""(sec-sample)=
 Text with {glue:text}`p_small_02` and {glue:text}`exp88_fp32:.3g`, a {term}`logit <logit>`,
 {cite}`dao2022flashattention`, {eq}`eq-softmax-jacobian`, {prf:ref}`thm-jacobian-bound`,
 {numref}`§%s <sec-ch3-gradient>`, {ref}`sec-ch3-two-logits`,
-{doc}`Chapter 1 <01_where_the_scale_sits>`, {math}`x^2` and `{glue:text}` in code.
+{doc}`Chapter 1 <01_where_the_scale_sits>`, {download}`a slide <../book/_generated/fig_whole_chain_wide.png>`,
+{math}`x^2` and `{glue:text}` in code.
 :::
 
 $$ a = b $$ (eq-sample)
@@ -365,6 +366,8 @@ def test_the_converter_handles_the_books_vocabulary():
         "[§3.4](",
         "[Two logits, exactly](",
         "[Chapter 1](https://sqrt-dk-book.github.io/why-sqrt-dk/notebooks/01_where_the_scale_sits.html)",
+        # where Sphinx copies a download: _downloads/<md5 of its path from the source folder>/
+        "[a slide](https://sqrt-dk-book.github.io/why-sqrt-dk/_downloads/14a9669b3e196e5b948cdcae03731474/fig_whole_chain_wide.png)",
         "$x^2$ and `{glue:text}` in code",
         "<details><summary>A fold</summary>",
         "Because.\n\n∎",

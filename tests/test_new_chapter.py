@@ -21,7 +21,6 @@ from tools.notebook_format import ROOT
 
 pytestmark = pytest.mark.kernel  # it executes a notebook outside nbval
 STEM = "09_a_throwaway_chapter"
-LEFT_OUT = ("learner/", "locales/zh_CN/notebooks/")  # generated editions: no check below reads them
 
 
 def repository_copy(destination: Path) -> Path:
@@ -35,7 +34,7 @@ def repository_copy(destination: Path) -> Path:
     ).stdout.split("\0")
     for name in filter(None, listed):
         source = ROOT / name
-        if name.startswith(LEFT_OUT) or not source.is_file():
+        if not source.is_file():
             continue
         target = destination / name
         target.parent.mkdir(parents=True, exist_ok=True)

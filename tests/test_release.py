@@ -4,8 +4,8 @@ file that the same release publishes, and nothing points at a tag or a file it d
 - On the built site (both editions): the release assembled from it (the landing page photographed in
   Chromium for the README), then every Colab and Binder button,
   download link, PDF link and install URL walked (:func:`tools.release.check_links`).
-- On a small made-up release: the walk finds a launch link at a tag, a missing notebook, a missing PDF
-  and an install URL of a wheel the release does not hold.
+- On a small made-up release: the walk finds a launch link at a tag, a missing notebook, a missing PDF,
+  a learner notebook's link to a file the site does not hold, and the README's missing picture.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def test_the_walk_finds_what_does_not_resolve(tmp_path):
     (notebooks / "binder").mkdir()
     (notebooks / "binder" / "requirements.txt").write_text(f"{learner.DISTRIBUTION} @ {learner.wheel_url()}\n")
     setup = learner.setup_cell("en")
-    nbformat.write(nbformat.v4.new_notebook(cells=[setup]), notebooks / "en" / "01_a.ipynb")
+    offered = nbformat.v4.new_markdown_cell(f"[in slide layout]({learner.site_url()}_downloads/0a/fig_a_wide.png)")
+    nbformat.write(nbformat.v4.new_notebook(cells=[offered, setup]), notebooks / "en" / "01_a.ipynb")
     urls = learner.launch_urls("notebooks/01_a", "en")
     good = [urls["Colab"], urls["Binder"]]
     at_a_tag = urls["Colab"].replace(f"/blob/{learner.NOTEBOOKS_BRANCH}/", "/blob/v0.1.0/")
@@ -49,9 +50,9 @@ def test_the_walk_finds_what_does_not_resolve(tmp_path):
     readme.write_text(f"![the landing page]({learner.site_url()}{release.SCREENSHOT})\n")
     count, problems = release.check_links(tmp_path, readme)
     # the two good buttons and Binder's environment, the one at a tag, the missing one and its environment,
-    # the PDF, the setup cell's wheel, Binder's wheel, the README's picture
-    assert count == 10
+    # the PDF, the notebook's download link, the setup cell's wheel, Binder's wheel, the README's picture
+    assert count == 11
     found = "\n".join(problems)
     assert "opens 'v0.1.0'" in found and "02_b.ipynb: no such file" in found
-    assert "quiz.pdf" in found and release.SCREENSHOT in found
-    assert len(problems) == 4, found
+    assert "quiz.pdf" in found and release.SCREENSHOT in found and "fig_a_wide.png: no such file" in found
+    assert len(problems) == 5, found

@@ -1,9 +1,11 @@
 """The suite's own tools: no tool imports torch to read a constant, the nbval stamps change
 exactly when a run's inputs change, a failing notebook cell is shown with its diff or its
-traceback, and make test's stages keep their logs and count Chromium's CPU."""
+traceback, make test's stages keep their logs and count Chromium's CPU, and no module of tools/
+or helpers/ imports one that imports it back."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -41,6 +43,39 @@ def test_no_tool_and_no_sphinx_extension_imports_torch_to_start():
     probe = PROBE.format(extensions=str(ROOT / "book" / "_ext"), modules=TOOLS + EXTENSIONS)
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert not result.stdout.strip(), f"`import {result.stdout.strip()}` imports torch"
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Which modules of tools/ and helpers/ each one imports, at its top or inside a function."""
+    files = {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts): p
+        for d in ("tools", "helpers")
+        for p in (ROOT / d).glob("*.py")
+    }
+    modules = {name.removesuffix(".__init__"): path for name, path in files.items()}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name in modules}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                named = {f"{node.module}.{a.name}" for a in node.names} & set(modules)
+                graph[name] |= named or ({node.module} & set(modules))
+        graph[name].discard(name)
+    return graph
+
+
+def test_no_import_cycles_among_tools_and_helpers():
+    """A cycle (tools/learner.py and tools/locale.py had one) makes a module's import order matter and hides
+    which of the two owns what; a function-level import counts too."""
+    graph = import_graph()
+    assert graph["tools.learner"] >= {"tools.locale", "tools.notebook_format"}, "the graph is read"
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(n == goal or (n not in seen and not seen.add(n) and reaches(n, goal, seen)) for n in graph[start])
+
+    cycles = sorted(f"{a} -> {b} -> ... -> {a}" for a in graph for b in graph[a] if reaches(b, a, set()))
+    assert not cycles, "\n".join(cycles)
 
 
 def test_the_glue_record_format_is_spelled_the_same_in_tools_and_helpers():
@@ -200,7 +235,10 @@ def test_make_test_runs_every_tier_and_ci_runs_make_test():
     assert "notebook" in tiers and any("tools.portability --points default" in s for s in stages)
     for tier in set(tiers) - {"notebook"}:
         assert any(re.search(rf"PYTEST\) -m .*\b{tier}\b", s) for s in stages), f"no stage runs the {tier} tier"
-    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().endswith("make test")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.search(r"^## Two commands\n.*?```bash\n(.*?)```", readme, re.M | re.S).group(1).splitlines()
+    assert commands == ["make book", "make test"], "the README's two commands: one builds the book, one tests it"
+    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1] == commands[1]
 
 
 def test_tidy_tells_a_ledger_conflict_from_stale_files(monkeypatch, capsys):

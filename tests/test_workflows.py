@@ -160,4 +160,3 @@ def test_pre_commit_runs_the_checks_ci_runs_on_the_same_files():
     assert hooks["ruff-format"]["files"] == hooks["ruff-check"]["files"]
     for path in LINTED:
         assert linted.search(path if path.endswith(".py") else f"{path}/x.py"), path
-    assert not linted.search("locales/zh_CN/notebooks/01_where_the_scale_sits.ipynb")

@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
+import hashlib
 import re
 import sys
 from collections.abc import Iterator
@@ -60,6 +61,7 @@ from tools.notebook_format import (
     ZH_ET_AL,
     ZH_YEAR_SEP,
     chapter_notebooks,
+    chinese_copy,
     glued_outputs,
     is_build_only,
     read,
@@ -759,8 +761,22 @@ def render_role(name: str, content: str, ctx: Context) -> str:
             raise KeyError(f"{ctx.page}: no target {target!r} for {{{name}}}")
         shown = reference_text(name, text, found, ctx)
         return f"[{shown}]({ctx.url(found.page, found.anchor)})"
+    if name == "download":
+        return f"[{text or Path(target).name}]({download_url(target, ctx)})"
     ctx.unknown.append(f"role {{{name}}}")
     return text or content
+
+
+def download_url(target: str, ctx: Context) -> str:
+    """Where the site serves a file that a page offers with {download}: Sphinx copies it to
+    ``_downloads/<md5 of its path from the source folder>/<its name>``. In the Chinese edition a glued
+    figure is offered as its Chinese copy where there is one (as book/_ext/zh_edition.py does)."""
+    path = (ROOT / Path(ctx.page).parent / target).resolve()
+    if ctx.zh() and path.parent == ROOT / "book" / "_generated":
+        chinese = path.with_name(chinese_copy(path.stem) + path.suffix)
+        path = chinese if chinese.is_file() else path
+    source = path.relative_to(ROOT).as_posix()
+    return f"{ctx.site}_downloads/{hashlib.md5(source.encode(), usedforsecurity=False).hexdigest()}/{path.name}"
 
 
 def reference_text(role: str, text: str | None, target: Target, ctx: Context) -> str:

@@ -158,13 +158,15 @@ def assemble(html: Path = HTML, out: Path = RELEASE, browser: Any = None) -> lis
 HREF = re.compile(r'href="([^"]+)"')
 WHEEL_URL = re.compile(r"""https?://[^\s"'<>)]+\.whl""")
 FILES = (".ipynb", ".pdf", ".whl")  # what a page links that the release must hold
+MARKDOWN_LINK = re.compile(r"\]\((https?://[^)\s]+)\)")
 
 
 def check_links(release: Path, readme: Path = ROOT / "README.md") -> tuple[int, list[str]]:
     """Every Colab and Binder button and download link of both editions' pages, every link to a PDF,
-    every install URL (the learner notebooks' setup cells, Binder's requirements) and the README's
-    picture: how many, and each that does not resolve to a file of ``release`` (``site/`` for the
-    site's URLs, ``notebooks/`` for the ``notebooks`` branch)."""
+    every install URL (the learner notebooks' setup cells, Binder's requirements), every file the
+    learner notebooks link on the site (a figure's slide layout) and the README's picture: how many,
+    and each that does not resolve to a file of ``release`` (``site/`` for the site's URLs,
+    ``notebooks/`` for the ``notebooks`` branch)."""
     site, notebooks = release / "site", release / "notebooks"
     base = learner.site_url()
     owner, name = learner.repository()
@@ -204,8 +206,13 @@ def check_links(release: Path, readme: Path = ROOT / "README.md") -> tuple[int, 
             elif "://" not in href and href.split("#")[0].endswith(FILES):
                 expect(where, href, page.parent / href.split("#")[0], site)
     for path in sorted([*(site / "learner").rglob("*.ipynb"), *notebooks.rglob("*.ipynb")]):
-        cell = next((c for c in read(path).cells if c.cell_type == "code"), None)
+        cells = read(path).cells
         where = str(path.relative_to(release))
+        for text in (c.source for c in cells if c.cell_type == "markdown"):  # a page's downloads, as links
+            for url in MARKDOWN_LINK.findall(text):
+                if url.startswith(base) and url.split("#")[0].endswith((*FILES, ".png")):
+                    site_file(where, url)
+        cell = next((c for c in cells if c.cell_type == "code"), None)
         if cell is None or not cell.source.startswith(COLAB_MARKER):
             problems.append(f"{where}: its first code cell is not the setup cell")
             continue
@@ -217,7 +224,7 @@ def check_links(release: Path, readme: Path = ROOT / "README.md") -> tuple[int, 
     requirements = notebooks / "binder" / "requirements.txt"
     for url in WHEEL_URL.findall(requirements.read_text(encoding="utf-8")) if requirements.is_file() else []:
         site_file(str(requirements.relative_to(release)), url)
-    for url in re.findall(r"\]\((https?://[^)\s]+)\)", readme.read_text(encoding="utf-8")):
+    for url in MARKDOWN_LINK.findall(readme.read_text(encoding="utf-8")):
         if url.startswith(base) and url.endswith(".png"):
             site_file(readme.name, url)
     return count, problems
