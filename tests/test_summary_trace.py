@@ -116,7 +116,9 @@ def test_the_landing_answer_is_five_linked_sentences_within_120_words():
     lines = landing_answer()
     assert len(lines) == 5
     assert all(re.search(r"\{(?:ref|numref)\}`", line) for line in lines), "every line links its evidence"
-    assert all(len(re.findall(r"[.!?](?:\s|$)", re.sub(r"\$[^$]*\$|`[^`]*`", "x", line.strip()))) <= 1 for line in lines)
+    assert all(
+        len(re.findall(r"[.!?](?:\s|$)", re.sub(r"\$[^$]*\$|`[^`]*`", "x", line.strip()))) <= 1 for line in lines
+    )
     assert sum(visible_words(line) for line in lines) <= 120
 
 
