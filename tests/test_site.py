@@ -459,6 +459,27 @@ def test_math_is_typeset(page, view):
     return findings
 
 
+# The page's Tab stops, and those of them that are formulas (MathJax's mjx-container or inside one).
+FORMULA_TAB_STOPS = """() => {
+    const stops = [...document.querySelectorAll('*')].filter(e => e.tabIndex >= 0 && !e.disabled);
+    return [stops.length, stops.filter(e => e.closest('mjx-container')).length,
+            document.querySelectorAll('mjx-container mjx-assistive-mml').length];
+}"""
+
+
+@page_check(viewports=("desktop",))
+def test_formulas_are_not_tab_stops(page, view):
+    """MathJax's menu put every formula in the tab order: chapter 3 had 250 formulas among its 605
+    Tab stops. None now (_config.yml, mathjax3_config), and each formula keeps the hidden MathML a
+    screen reader reads."""
+    stops, formulas, readable = page.evaluate(FORMULA_TAB_STOPS)
+    containers = page.locator("mjx-container").count()
+    findings = [f"{formulas} of the page's {stops} Tab stops are formulas"] if formulas else []
+    if readable < containers:
+        findings.append(f"{containers - readable} of {containers} formulas without MathML for a screen reader")
+    return findings
+
+
 @page_check(
     viewports=("desktop",), pages=lambda path: path.endswith(("01_where_the_scale_sits.html", "bibliography.html"))
 )
