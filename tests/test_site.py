@@ -180,6 +180,24 @@ def test_plain_titles_for_tabs_and_print():
     assert plain_title(r"Where the scale \(1/\sqrt{d_k}\) sits") == "Where the scale 1/√dₖ sits"
     assert plain_title(r"Why $\sqrt{d_k}$, not $d_k$") == "Why √dₖ, not dₖ"
     assert plain_title("No math") == "No math"
+    assert plain_title(r"Which scale for \sigma \neq 1? q \cdot k, \ln n, 1 - \max_j p_j") == (
+        "Which scale for σ ≠ 1? q · k, ln n, 1 - maxⱼ pⱼ"
+    )
+
+
+def test_search_index_titles_are_plain_text(built_site):
+    """The search page showed four of nine chapter titles as raw TeX (``\\(1/\\sqrt{d_k}\\)``) and
+    section titles as ``1/\\sqrt{d_k}``: in either edition's index, every page and section title is
+    plain text (book/_ext/site_tweaks.py, plain_index_titles), ``1/√dₖ`` as in the browser tab."""
+    import json
+
+    for edition in ("", "zh/"):
+        text = (built_site / edition / "searchindex.js").read_text(encoding="utf-8")
+        index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+        titles = [*index["titles"], *index["alltitles"]]
+        raw = [t for t in titles if "\\" in t or "$" in t or 'class="math' in t]
+        assert not raw, f"{edition or 'en/'}searchindex.js: titles with TeX {raw}"
+        assert any("√dₖ" in t for t in index["titles"]), f"{edition or 'en/'}searchindex.js: no title reads √dₖ"
 
 
 def test_glued_values_were_all_pasted(pages):
