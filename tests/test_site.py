@@ -180,6 +180,24 @@ def test_plain_titles_for_tabs_and_print():
     assert plain_title(r"Where the scale \(1/\sqrt{d_k}\) sits") == "Where the scale 1/√dₖ sits"
     assert plain_title(r"Why $\sqrt{d_k}$, not $d_k$") == "Why √dₖ, not dₖ"
     assert plain_title("No math") == "No math"
+    assert plain_title(r"Which scale for \sigma \neq 1? q \cdot k, \ln n, 1 - \max_j p_j") == (
+        "Which scale for σ ≠ 1? q · k, ln n, 1 - maxⱼ pⱼ"
+    )
+
+
+def test_search_index_titles_are_plain_text(built_site):
+    """The search page showed four of nine chapter titles as raw TeX (``\\(1/\\sqrt{d_k}\\)``) and
+    section titles as ``1/\\sqrt{d_k}``: in either edition's index, every page and section title is
+    plain text (book/_ext/site_tweaks.py, plain_index_titles), ``1/√dₖ`` as in the browser tab."""
+    import json
+
+    for edition in ("", "zh/"):
+        text = (built_site / edition / "searchindex.js").read_text(encoding="utf-8")
+        index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+        titles = [*index["titles"], *index["alltitles"]]
+        raw = [t for t in titles if "\\" in t or "$" in t or 'class="math' in t]
+        assert not raw, f"{edition or 'en/'}searchindex.js: titles with TeX {raw}"
+        assert any("√dₖ" in t for t in index["titles"]), f"{edition or 'en/'}searchindex.js: no title reads √dₖ"
 
 
 def test_glued_values_were_all_pasted(pages):
@@ -456,6 +474,28 @@ def test_math_is_typeset(page, view):
     findings += [f"a formula MathJax did not typeset: {text!r}" for text in report["untypeset"]]
     if report["sidebarMath"] != report["sidebarTypeset"]:
         findings.append(f"{report['sidebarMath'] - report['sidebarTypeset']} sidebar titles with raw math")
+    return findings
+
+
+# The page's Tab stops, and those of them that are formulas (MathJax's mjx-container or inside one).
+FORMULA_TAB_STOPS = """() => {
+    const stops = [...document.querySelectorAll('*')].filter(e => e.tabIndex >= 0 && !e.disabled);
+    return [stops.length, stops.filter(e => e.closest('mjx-container')).length,
+            document.querySelectorAll('mjx-container mjx-assistive-mml').length];
+}"""
+
+
+@page_check(viewports=("desktop",))
+def test_formulas_are_not_tab_stops(page, view):
+    """MathJax's menu put every formula in the tab order: chapter 3 had 250 formulas among its 605
+    Tab stops. None now at 1280 px (_config.yml, mathjax3_config), and each formula keeps the hidden
+    MathML a screen reader reads. (On a phone a display equation that scrolls sideways takes the
+    focus, as axe's scrollable-region-focusable asks: book/_assets/site.js.)"""
+    stops, formulas, readable = page.evaluate(FORMULA_TAB_STOPS)
+    containers = page.locator("mjx-container").count()
+    findings = [f"{formulas} of the page's {stops} Tab stops are formulas"] if formulas else []
+    if readable < containers:
+        findings.append(f"{containers - readable} of {containers} formulas without MathML for a screen reader")
     return findings
 
 

@@ -21,6 +21,7 @@ import yaml
 from tests.browser import (
     RESIZES,
     ROOT,
+    SCROLLS,
     TEMPLATE,
     VIEWPORTS,
     axe_violations,
@@ -214,6 +215,39 @@ def test_wide_tables_say_that_they_scroll(page, view):
     problems = table_problems(page, view.path, 1280)
     resize(page, 1024)
     return problems + table_problems(page, view.path, 1024)
+
+
+# Each table caption against the box that clips its table sideways (a .table-scroll): its right
+# edge, at the box's start and with the box scrolled to its end (where a caption as wide as its
+# table would have scrolled away), and its text within its own width.
+CAPTIONS = """() => [...document.querySelectorAll('.bd-article table > caption')]
+  .filter(c => !c.closest('.scale-explorer')).map(c => {
+    const clips = box => ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(box).overflowX);
+    let box = c.closest('table').parentElement;
+    while (box && box !== document.body && !clips(box)) box = box.parentElement;
+    if (!box || box === document.body) box = document.querySelector('.bd-article');
+    const out = () => {
+        const b = box.getBoundingClientRect(), r = c.getBoundingClientRect();
+        return Math.max(0, Math.round(r.right - b.right), Math.round(b.left - r.left));
+    };
+    const start = out(), before = box.scrollLeft;
+    box.scrollLeft = box.scrollWidth;
+    const end = out();
+    box.scrollLeft = before;
+    return {caption: c.textContent.trim().slice(0, 50), start, end, overflow: c.scrollWidth - c.clientWidth};
+})"""
+
+
+@page_check(viewports=("desktop",), order=SCROLLS)
+def test_table_captions_fit_their_box(page, view):
+    """Chapter 8's model table (1249 px wide in a 688 px box at 1280 px) had a caption as wide as
+    the table, cut off by its scroll box in both editions. Every table caption wraps within the box
+    its table scrolls in, and stays in it when the table is scrolled to its end."""
+    return [
+        f"caption '{c['caption']}' sticks out of its table's box by {max(c['start'], c['end'], c['overflow'])} px"
+        for c in page.evaluate(CAPTIONS)
+        if max(c["start"], c["end"], c["overflow"]) > 1
+    ]
 
 
 def test_glued_numbers_are_not_bold(browser, site_url):

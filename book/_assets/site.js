@@ -74,3 +74,27 @@
     attributeFilter: ["data-theme"],
   });
 })();
+
+// A display equation wider than its column scrolls sideways in its own box (on a phone). MathJax's
+// menu no longer puts formulas in the tab order (_config.yml, mathjax3_config), so such a box takes
+// the keyboard's focus itself, while it scrolls (the arrow keys then scroll it), and only then: a
+// formula that fits is no Tab stop (tests/test_site.py, test_formulas_are_not_tab_stops).
+(function () {
+  "use strict";
+  if (!("ResizeObserver" in window)) return;
+  const mark = (math) => {
+    if (math.scrollWidth > math.clientWidth) math.setAttribute("tabindex", "0");
+    else math.removeAttribute("tabindex");
+  };
+  const resized = new ResizeObserver((entries) => entries.forEach((entry) => mark(entry.target)));
+  const watch = (node) => {
+    if (node.nodeType !== 1) return;
+    if (node.matches('mjx-container[display="true"]')) resized.observe(node);
+    node.querySelectorAll('mjx-container[display="true"]').forEach((math) => resized.observe(math));
+  };
+  new MutationObserver((records) => records.forEach((record) => record.addedNodes.forEach(watch))).observe(
+    document.documentElement,
+    { childList: true, subtree: true },
+  );
+  watch(document.documentElement);
+})();

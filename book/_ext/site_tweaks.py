@@ -4,7 +4,8 @@
   body has math, but chapter titles with math appear in every page's sidebar,
   and there they would stay raw TeX.
 - Plain-text titles. A title with math reaches the browser tab and the print
-  header as raw TeX (``\\(1/\\sqrt{d_k}\\)``, ``1/\\sqrt{d_k}``); there it becomes ``1/√dₖ``.
+  header as raw TeX (``\\(1/\\sqrt{d_k}\\)``, ``1/\\sqrt{d_k}``); there it becomes ``1/√dₖ``, and
+  so it does in the search index (the search page's results).
 - The other language. Each page links to itself in the book's other edition: the
   English site at the root, the Chinese one under ``zh/`` (book/_templates/language-switch.html).
 - No script twice. sphinx-thebe registers its inline configuration once per
@@ -12,6 +13,7 @@
   every page.
 """
 
+import html
 import re
 import sys
 from pathlib import Path
@@ -23,11 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository r
 from tools.upstream import require  # noqa: E402
 
 SUBSCRIPTS = str.maketrans("0123456789aeijkmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤᵥₓ")
+SYMBOLS = {"sigma": "σ", "neq": "≠", "cdot": "·", "ln": "ln", "max": "max"}
 TEX_TO_TEXT = [
     (re.compile(r"\\[()\[\]]|\$"), ""),
     (re.compile(r"\\sqrt\{([^{}]*)\}"), r"√\1"),
     (re.compile(r"\\operatorname\{([^{}]*)\}|\\mathrm\{([^{}]*)\}"), r"\1\2"),
     (re.compile(r"\\top\b"), "ᵀ"),
+    (re.compile(r"\\(sigma|neq|cdot|ln|max)(?![A-Za-z])"), lambda m: SYMBOLS[m.group(1)]),
     (re.compile(r"\\[,;!]\s*"), " "),
 ]
 SUBSCRIPT = re.compile(r"_\{?([0-9a-z]+)\}?")
@@ -42,6 +46,32 @@ def plain_title(title: str) -> str:
 
 
 EDITIONS = {"en": ("zh", "zh-CN", "中文"), "zh_CN": ("..", "en", "English")}
+
+
+MATH_SPAN = re.compile(r'<span class="math[^"]*">(.*?)</span>', re.S)
+TAG = re.compile(r"<[^>]+>")
+
+
+def plain_index_titles(app, pagename, templatename, context, doctree):
+    """The search index's titles as plain text, as the browser tab has them: a page's title is
+    the HTML of its title (``<span class="math …">\\(1/\\sqrt{d_k}\\)</span>``), which the search
+    page shows as raw TeX, and a section's title its text (``1/\\sqrt{d_k}``); both become ``1/√dₖ``.
+
+    Sphinx 7.4.7 indexes a page before it writes it (``StandaloneHTMLBuilder.write_doc_serialized``,
+    sphinx/builders/html/__init__.py#L668-L673) and keeps the titles in ``IndexBuilder._titles``
+    and ``._all_titles`` (sphinx/search/__init__.py#L256-L264 and #L437-L454) until it dumps the
+    index after the last page; ``setup`` stops the build on another Sphinx release."""
+    indexer = getattr(app.builder, "indexer", None)
+    if indexer is None or pagename not in indexer._titles:
+        return
+    title = indexer._titles[pagename]
+    if title:
+        title = MATH_SPAN.sub(lambda m: html.escape(plain_title(html.unescape(m.group(1))), quote=False), title)
+        indexer._titles[pagename] = TAG.sub("", title)
+    indexer._all_titles[pagename] = [
+        (plain_title(text) if "\\" in text or "$" in text else text, anchor)
+        for text, anchor in indexer._all_titles.get(pagename, [])
+    ]
 
 
 def translation_link(language: str, pagename: str) -> dict[str, str]:
@@ -118,6 +148,12 @@ def setup(app):
         "https://github.com/sphinx-doc/sphinx/blob/v7.4.7/sphinx/domains/std/__init__.py#L809-L832 "
         "(and https://github.com/sphinx-doc/sphinx/issues/8139)",
     )
+    require(
+        "sphinx",
+        "7.4.7",
+        "site_tweaks.py (plain titles in the search index)",
+        "https://github.com/sphinx-doc/sphinx/blob/v7.4.7/sphinx/search/__init__.py#L256-L264",
+    )
     exercise = "https://github.com/executablebooks/sphinx-exercise/blob/v1.2.1/sphinx_exercise/"
     require(
         "sphinx-exercise",
@@ -131,4 +167,5 @@ def setup(app):
     # before pydata-sphinx-theme drops header templates that render empty
     app.connect("html-page-context", add_translation_link, priority=100)
     app.connect("html-page-context", tidy_page, priority=900)
+    app.connect("html-page-context", plain_index_titles)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
