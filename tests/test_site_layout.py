@@ -1,5 +1,5 @@
 """The page as a reader sees it: checks that would have caught the site review's findings
-(/work/shared/reviews/site.md, issue 28).
+(a review of the built site, issue 28).
 
 - The article header's buttons and the language link sit inside the header, on one line, at
   1024, 1280, 1440 and 1920 px and on a 390-px phone, on one page per template and edition.
