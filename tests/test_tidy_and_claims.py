@@ -230,3 +230,11 @@ def test_the_chinese_edition_quotes_the_article_in_every_box_and_entry():
             if message.id in derived and (message.string != derived[message.id] or message.fuzzy):
                 wrong.append(f"{po.name}: {message.id[:60]!r}")
     assert not wrong, "derived messages typed or stale (run `python -m tools.locale --fill`):\n" + "\n".join(wrong)
+
+
+def test_a_key_given_twice_in_the_ledger_is_an_error(tmp_path):
+    # YAML keeps the second `reason:` silently: C5.4 once carried a dead first one that no page showed
+    ledger = tmp_path / "claims.yml"
+    ledger.write_text("C1.1:\n  gist: a\n  reason: first\n  reason: second\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="reason given twice"):
+        claims.load_ledger(ledger)

@@ -97,9 +97,20 @@ Entry = dict[str, Any]
 # ---------------------------------------------------------------------------------------- reading
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML keeps the last of two equal keys without a word; in the ledger the first one is then dead text."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        keys = [self.construct_object(key, deep=deep) for key, _ in node.value]
+        repeated = sorted({str(k) for k in keys if keys.count(k) > 1})
+        if repeated:
+            raise ValueError(f"line {node.start_mark.line + 1}: key {', '.join(repeated)} given twice")
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_ledger(path: Path = LEDGER) -> dict[str, Entry]:
     """Every claim, checked: ``{"C1.1": {...}, ...}`` in the file's order."""
-    ledger = yaml.safe_load(path.read_text(encoding="utf-8"))
+    ledger = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
     if not isinstance(ledger, dict):
         raise ValueError(f"{path.name}: expected a mapping of claim IDs")
     for claim_id, entry in ledger.items():
