@@ -136,7 +136,12 @@ def test_a_quote_is_the_range_of_every_run_as_glued(tmp_path):
     values = {"0": 62.0, "500": 70.0, "1000": 58.0, "ci-second": 75.0}
     row = {"name": "steps_lo", "cell": "c", "digits": 0, "band": [40, 90], "values": values, "passed": True}
     table.write_text(yaml.safe_dump({"notebooks": {"05_x.ipynb": {"glued": [row]}}}), encoding="utf-8")
-    assert seeds.over_seeds("05_x.ipynb", "steps_lo", table) == {"min": 58, "median": 66, "max": 75}
+    # over the blocks: the second point (75) repeats block 0's seeds on another CPU path and is not a block
+    assert seeds.over_seeds("05_x.ipynb", "steps_lo", table) == {"min": 58, "median": 62, "max": 70}
+    counts = {"name": "wins", "cell": "c", "digits": None, "band": [3, 5], "values": {"0": 5.0, "500": 4.0}}
+    table.write_text(yaml.safe_dump({"notebooks": {"05_x.ipynb": {"glued": [row, counts]}}}), encoding="utf-8")
+    quoted = seeds.over_seeds("05_x.ipynb", "wins", table)  # a count glued as a float reads as a count
+    assert quoted == {"min": 4, "median": 4.5, "max": 5} and all(str(quoted[s]) in ("4", "4.5", "5") for s in quoted)
     missing = seeds.over_seeds("05_x.ipynb", "other", table)  # no row yet (the sweep's own first runs): NaN
     assert all(value != value for value in missing.values())
     text = "needs {glue:text}`steps_lo_seeds_min`–{glue:text}`../notebooks/05_x.ipynb::steps_lo_seeds_max:s` steps"

@@ -480,17 +480,20 @@ STATISTICS = {"min": min, "median": statistics.median, "max": max}
 
 
 def over_seeds(notebook: str, name: str, table: Path = TABLE) -> dict[str, float]:
-    """A glued training number's spread over every run of the seed table (the offsets and the second point), as it
+    """A glued training number's spread over the seed table's blocks (its offsets; the second point, which repeats
+    offset 0's seeds on another CPU path, is checked against the bands but not counted as a block), as it
     was glued (rounded to its digits): ``{"min", "median", "max"}``. NaN for each where the table has no such row
     (a chapter whose rows are not written yet: the sweep itself runs its notebooks before its table exists)."""
     entry = (yaml.safe_load(table.read_text(encoding="utf-8")) if table.is_file() else {}).get("notebooks", {})
     row = next((g for g in entry.get(notebook, {}).get("glued", []) if g["name"] == name), None)
-    values = [v for v in (row or {}).get("values", {}).values() if isinstance(v, (int, float))]
+    runs = (row or {}).get("values", {}).items()  # the eight blocks; the second point re-runs block 0's seeds
+    values = [v for r, v in runs if isinstance(v, (int, float)) and r != SECOND.name]
     if not values:
         return dict.fromkeys(STATISTICS, math.nan)
     digits = row["digits"]
     rounded = lambda v: v if digits is None else (round(v, digits) if digits > 0 else int(round(v, digits)))  # noqa: E731
-    return {stat: rounded(f(values)) for stat, f in STATISTICS.items()}
+    whole = lambda v: int(v) if digits is None and float(v).is_integer() else v  # a count reads "5", not "5.0"  # noqa: E731
+    return {stat: whole(rounded(f(values))) for stat, f in STATISTICS.items()}
 
 
 QUOTE = re.compile(r"^(\w+)_seeds_(min|median|max)$")  # a quote of a glued number `name` over the seed table
