@@ -48,10 +48,57 @@
     }
   }
 
+  // A figure's image is never shrunk (book.css, .figure-scroll): where the column is narrower than
+  // the image, its own box scrolls sideways and says so, as a wide table's does.
+  const FIGURE_CUE = zh ? "图较宽：可左右滚动 →" : "Wide figure: scroll sideways →";
+  const FIGURE_NAME = zh ? "图（可滚动）" : "figure (scrolls sideways)";
+
+  function figureBox(image) {
+    const shown = image.parentElement.tagName === "PICTURE" ? image.parentElement : image;
+    if (shown.parentElement.classList.contains("figure-scroll")) return shown.parentElement;
+    const wrapper = document.createElement("div");
+    wrapper.className = "figure-scroll";
+    shown.replaceWith(wrapper);
+    wrapper.append(shown);
+    const cue = document.createElement("p");
+    cue.className = "table-scroll-cue";
+    cue.setAttribute("aria-hidden", "true");
+    cue.textContent = FIGURE_CUE;
+    wrapper.after(cue);
+    return wrapper;
+  }
+
+  function markFigure(wrapper) {
+    if (wrapper.scrollWidth > wrapper.clientWidth) {
+      const figure = wrapper.closest("figure");
+      const caption = figure && figure.querySelector("figcaption");
+      const name = caption ? caption.textContent.trim().replace(/\s+/g, " ").slice(0, 120) : "";
+      wrapper.setAttribute("data-overflow", "");
+      wrapper.setAttribute("tabindex", "0");
+      wrapper.setAttribute("role", "region");
+      wrapper.setAttribute("aria-label", name ? `${name} (${FIGURE_NAME})` : FIGURE_NAME);
+    } else {
+      for (const name of ["data-overflow", "tabindex", "role", "aria-label"]) wrapper.removeAttribute(name);
+    }
+  }
+
   function start() {
     const wrappers = [...document.querySelectorAll(".bd-article table")]
       .filter((table) => !table.closest(".table-scroll, .scale-explorer, .MathJax, mjx-container"))
       .map(box);
+    const figures = [...document.querySelectorAll(".bd-article figure img, .bd-article .cell_output img")]
+      .filter((image) => !image.closest(".scale-explorer, .MathJax, mjx-container"))
+      .map(figureBox);
+    figures.forEach((wrapper) => {
+      markFigure(wrapper);
+      wrapper.querySelectorAll("img").forEach((image) => image.addEventListener("load", () => markFigure(wrapper)));
+    });
+    if ("ResizeObserver" in window) {
+      const seen = new ResizeObserver((entries) => entries.forEach((entry) => markFigure(entry.target)));
+      figures.forEach((wrapper) => seen.observe(wrapper));
+    } else {
+      window.addEventListener("resize", () => figures.forEach(markFigure));
+    }
     const all = () => document.querySelectorAll(".table-scroll").forEach(mark);
     all();
     if ("ResizeObserver" in window) {
