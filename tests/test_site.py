@@ -201,6 +201,31 @@ def test_search_index_titles_are_plain_text(built_site):
         assert any("√dₖ" in t for t in index["titles"]), f"{edition or 'en/'}searchindex.js: no title reads √dₖ"
 
 
+# the chrome around a page's article that Sphinx's snippets used to quote ([role=main] holds it)
+SEARCH_CHROME = ("中文", "English", "Contents", "目录", "Binder", "Colab", "Open issue", "previous", "上一页")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("edition", "query", "stem"), [("", "saturation", "saturat"), ("zh/", "饱和", "饱和")])
+def test_search_snippets_quote_the_content_not_the_chrome(browser, site_url, edition, query, stem):
+    """The review's search for "saturation" showed chapter 3's snippet as "…中文 Without the scale: softmax
+    saturation Contents…", and snippets with raw TeX (``\\(d_k\\)``). Now every snippet of a search in
+    either edition quotes the query from the article itself (book/_assets/site.js), with no chrome and no TeX."""
+    context = new_context(browser, "desktop")
+    page = context.new_page()
+    page.goto(f"{site_url}/{edition}search.html?q={query}")
+    page.wait_for_function("document.querySelectorAll('#search-results li p.context').length >= 3", timeout=60000)
+    page.wait_for_timeout(1500)  # the snippets of the remaining results arrive one page fetch at a time
+    snippets = page.eval_on_selector_all("#search-results li p.context", "ps => ps.map(p => p.textContent)")
+    context.close()
+    assert len(snippets) >= 3, snippets
+    chrome = [s for s in snippets if any(word in s for word in SEARCH_CHROME)]
+    assert not chrome, chrome
+    assert not [s for s in snippets if "\\(" in s or "\\sqrt" in s], snippets
+    # Sphinx finds the word's stem (saturated, saturate); most snippets show it
+    assert sum(stem in s.lower() for s in snippets) >= len(snippets) // 2, snippets
+
+
 def test_glued_values_were_all_pasted(pages):
     for page in pages:
         # code blocks may quote a role (the helpers page shows helpers/book.py, which writes them)

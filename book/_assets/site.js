@@ -145,3 +145,38 @@
   );
   watch(document.documentElement);
 })();
+
+// Search results quote the page's content, not its chrome. Sphinx's searchtools.js takes a result's
+// snippet from the page's [role=main], which in this theme also holds the article's header buttons
+// ("中文", "English"), the page's contents ("Contents") and the previous/next links: a snippet read
+// "…中文 Without the scale: softmax saturation Contents…". Here the snippet is taken from the article
+// alone, its inline TeX in the plain form the titles use (√dₖ). tests/test_site.py searches both editions.
+// site.js runs before searchtools.js, whose search starts when the document is parsed: the wrapping
+// waits for that moment too (its listener, added first, runs first).
+function plainSearchSnippets() {
+  "use strict";
+  // searchtools.js declares Search with const: a global binding, not a property of window
+  // eslint-disable-next-line no-undef
+  const search = typeof Search === "undefined" ? null : Search;
+  if (!search || typeof search.htmlToText !== "function") return;
+  const original = search.htmlToText;
+  const plain = (text) =>
+    text
+      .replace(/\\[()[\]]/g, "")
+      .replace(/\\sqrt\{([^{}]*)\}/g, "√$1")
+      .replace(/\\(?:mathrm|operatorname|text)\{([^{}]*)\}/g, "$1")
+      .replace(/\\cdot/g, "·")
+      .replace(/\\top/g, "ᵀ")
+      .replace(/d_k|d_\{k\}/g, "dₖ")
+      .replace(/\s+/g, " ");
+  search.htmlToText = (htmlString, anchor) => {
+    const page = new DOMParser().parseFromString(htmlString, "text/html");
+    const article = page.querySelector("article.bd-article");
+    if (!article) return original(htmlString, anchor);
+    article.querySelectorAll(".headerlink, script, style, .scale-explorer-config").forEach((e) => e.remove());
+    const block = (anchor && article.querySelector(anchor)) || article;
+    return plain(block.textContent);
+  };
+}
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", plainSearchSnippets);
+else plainSearchSnippets();
