@@ -392,17 +392,20 @@ ROWS_IN_VIEW = """(box) => {
     });
     const toggle = app.querySelector('.se-toggle');
     const buttons = [...toggle.querySelectorAll('button')].map(b => ({arm: b.dataset.arm,
-        pressed: b.getAttribute('aria-pressed'), height: b.getBoundingClientRect().height, text: b.textContent}));
+        pressed: b.getAttribute('aria-pressed'), height: b.getBoundingClientRect().height,
+        text: b.textContent}));
     const header = document.querySelector('.bd-header');
-    return {panels, toggle: visible(toggle), buttons, top: app.querySelector('.se-controls').getBoundingClientRect().top,
-            height: innerHeight - (header ? Math.max(0, header.getBoundingClientRect().bottom) : 0), shown: app.dataset.shown};
+    return {panels, toggle: visible(toggle), buttons,
+            top: app.querySelector('.se-controls').getBoundingClientRect().top,
+            height: innerHeight - (header ? Math.max(0, header.getBoundingClientRect().bottom) : 0),
+            shown: app.dataset.shown};
 }"""
 # the controls' top just under the page's sticky header (the theme scrolls smoothly: "instant" here)
 SCROLL_TO_CONTROLS = """(box) => {
     const header = document.querySelector('.bd-header');
     const controls = box.querySelector('.se-controls');
-    scrollTo({top: scrollY + controls.getBoundingClientRect().top - (header ? header.getBoundingClientRect().height : 0) - 4,
-              behavior: 'instant'});
+    const below = header ? header.getBoundingClientRect().height : 0;
+    scrollTo({top: scrollY + controls.getBoundingClientRect().top - below - 4, behavior: 'instant'});
 }"""
 
 
@@ -421,22 +424,29 @@ def test_on_a_phone_the_compared_rows_share_one_place_with_the_controls(page, vi
         before = box.evaluate(ROWS_IN_VIEW)
         if view.viewport == "desktop":
             if before["toggle"] or len(before["panels"]) != 2:
-                problems.append(f"explorer {index}: on a desktop, {len(before['panels'])} rows and the buttons shown: {before['toggle']}")
+                shown = f"{len(before['panels'])} rows and the buttons shown: {before['toggle']}"
+                problems.append(f"explorer {index}: on a desktop, {shown}")
             continue
         if not before["toggle"] or [p["arm"] for p in before["panels"]] != [before["shown"]]:
-            problems.append(f"explorer {index}: buttons shown {before['toggle']}, rows {before['panels']}, shown {before['shown']}")
+            shown = f"buttons shown {before['toggle']}, rows {before['panels']}, shown {before['shown']}"
+            problems.append(f"explorer {index}: {shown}")
             continue
         if any(b["height"] < 44 or not b["text"].strip() for b in before["buttons"]):
             problems.append(f"explorer {index}: a button under 44 px or without its row's name: {before['buttons']}")
-        if before["panels"][0]["bottom"] - before["top"] > before["height"]:
-            problems.append(f"explorer {index}: controls and the shown row take {before['panels'][0]['bottom'] - before['top']:.0f} px")
+        taken = before["panels"][0]["bottom"] - before["top"]
+        if taken > before["height"]:
+            problems.append(
+                f"explorer {index}: controls and the shown row take {taken:.0f} px of {before['height']:.0f}"
+            )
         other = "chosen" if before["shown"] == "none" else "none"
         box.locator(f".se-toggle-button[data-arm={other}]").click()
         after = box.evaluate(ROWS_IN_VIEW)
         if [p["arm"] for p in after["panels"]] != [other]:
             problems.append(f"explorer {index}: the button for {other} shows {after['panels']}")
         elif abs(after["panels"][0]["top"] - before["panels"][0]["top"]) > 2:
-            problems.append(f"explorer {index}: the other row is not in the same place ({before['panels']}, {after['panels']})")
+            problems.append(
+                f"explorer {index}: the other row is not in the same place ({before['panels']}, {after['panels']})"
+            )
         if [b["pressed"] for b in after["buttons"] if b["arm"] == other] != ["true"]:
             problems.append(f"explorer {index}: the pressed button is not marked: {after['buttons']}")
         box.locator(f".se-toggle-button[data-arm={before['shown']}]").click()

@@ -169,7 +169,9 @@ def wide_figure_problems(page, path: str, width: int) -> list[str]:
             problems.append(f"{path} at {width} px: shows {figure['src']} (wide expected: {wide_expected})")
         shown_px = figure["scale"] * tick_label_px(figure["url"])
         if shown_px < FIGURE_TEXT_PX:
-            problems.append(f"{path} at {width} px: {figure['src']} shown at {figure['scale']:.2f}: text {shown_px:.1f} px")
+            problems.append(
+                f"{path} at {width} px: {figure['src']} shown at {figure['scale']:.2f}: text {shown_px:.1f} px"
+            )
         if figure["right"] > figure["viewport"] + 0.5:
             problems.append(f"{path} at {width} px: {figure['src']}'s figure ends past the window")
         if figure["scrolls"] and not figure["marked"]:

@@ -268,8 +268,10 @@ def test_no_chapter_draws_text_smaller_than_the_site_assumes():
     rc = re.compile(rf"\"(?:font\.size|[a-z]+\.(?:title|label)?(?:font)?size|[xy]tick\.labelsize)\"\s*:\s*{number}")
     found: list[tuple[str, float]] = []
     named_sizes: list[str] = []
-    sources = [(p.name, "\n".join(c.source for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"))
-               for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
+    sources = [
+        (p.name, "\n".join(c.source for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"))
+        for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
+    ]
     sources.append(("helpers/style.py", (ROOT / "helpers" / "style.py").read_text(encoding="utf-8")))
     for name, text in sources:
         for match in sized.finditer(text):

@@ -298,7 +298,10 @@ def lecture_slide(builder, page: str, entry: dict, blocks: list[Block], with_inp
             if code and entry.get("code_lines"):
                 shown = [_code_lines(part, str(entry["code_lines"])) for part in shown]
             # a room reads the lecture's code at the deck's smallest text size (deck.css, .lecture-code)
-            parts += [FIGCAPTION.sub("", part).replace('class="cell cell_code', 'class="lecture-code cell cell_code', 1) for part in shown]
+            parts += [
+                FIGCAPTION.sub("", part).replace('class="cell cell_code', 'class="lecture-code cell cell_code', 1)
+                for part in shown
+            ]
         elif block.kind == "body" and not text:
             parts.append(FIGCAPTION.sub("", render(builder, block.node, page)))
     return parts

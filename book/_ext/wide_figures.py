@@ -17,7 +17,8 @@ stacked one below that, and without ``<picture>`` support. The figure gets the c
 where the page has its right-hand contents column (from 1200 px), book.css lets the wide figure take
 that column's width too, and sphinx-book-theme folds the contents away while such a figure is in view.
 Every other figure image is shown at its natural size, never shrunk (book.css, site.js: it scrolls
-sideways in a box of its own where the column is narrower, as on a phone). The slide decks always show the wide one (book/_ext/book_slides.py).
+sideways in a box of its own where the column is narrower, as on a phone). The slide decks always show
+the wide one (book/_ext/book_slides.py).
 Other builders (gettext, text) keep the figure as it is. The wide PNGs come from the committed
 outputs, written to ``book/_generated/`` by glued_figures.py.
 """
