@@ -99,6 +99,22 @@
     } else {
       window.addEventListener("resize", () => figures.forEach(markFigure));
     }
+    // A wide figure takes the contents column's width too from 1200 px (book.css, figure.wide-full):
+    // while one is in view the contents fold to their heading, as sphinx-book-theme folds them beside
+    // its own full-width content (its .hide class), and open again on hover.
+    const contents = document.querySelector("div.bd-sidebar-secondary");
+    const wide = document.querySelectorAll("figure.wide-full");
+    if (contents && wide.length && "IntersectionObserver" in window) {
+      const inView = new Set();
+      const fold = new IntersectionObserver(
+        (entries) => {
+          entries.forEach((entry) => (entry.isIntersecting ? inView.add(entry.target) : inView.delete(entry.target)));
+          contents.classList.toggle("hide", inView.size > 0);
+        },
+        { rootMargin: "0px 0px -33% 0px" },
+      );
+      wide.forEach((figure) => fold.observe(figure));
+    }
     const all = () => document.querySelectorAll(".table-scroll").forEach(mark);
     all();
     if ("ResizeObserver" in window) {

@@ -13,9 +13,11 @@ The landing page shows glued figures from ``_generated/<name>.png``; there the w
 
 so the browser loads one of the two: the wide one where it can be shown with its smallest text
 (13 pt at 110 dpi, 19.9 px natural) at 12 px or more (tests/test_site_layout.py measures it), the
-stacked one below that, and without ``<picture>`` support. The figure gets the class ``full-width``:
+stacked one below that, and without ``<picture>`` support. The figure gets the class ``wide-full``:
 where the page has its right-hand contents column (from 1200 px), book.css lets the wide figure take
-that column's width too, and sphinx-book-theme folds the contents away while such a figure is in view.
+that column's width too, and site.js folds the contents away while such a figure is in view (as
+sphinx-book-theme does for its own full-width content, whose class its script would look for a contents
+column with on every page, the landing page too, which has none).
 Every other figure image is shown at its natural size, never shrunk (book.css, site.js: it scrolls
 sideways in a box of its own where the column is narrower, as on a phone). The slide decks always show
 the wide one (book/_ext/book_slides.py).
@@ -86,7 +88,7 @@ def wrap_wide_figures(app, doctree, docname) -> None:
         # Sphinx copies every file in builder.images to _images/ once the pages are written
         app.builder.images[wide] = f"wide_{Path(wide).name}"
         picture = wide_picture(wide=wide)
-        figure["classes"].append("full-width")  # book.css; sphinx-book-theme folds its contents away beside it
+        figure["classes"].append("wide-full")  # book.css; site.js folds the contents column away beside it
         images[0].replace_self(picture)
         picture += images[0]
 
