@@ -1,9 +1,10 @@
 """One look for every figure in the book.
 
 Colours are the Okabe–Ito palette, which stays distinguishable under the common forms of colour blindness. Sizes are
-chosen to read on a phone: a figure is at most ``MAX_FIGURE_WIDTH`` inches wide at ``DPI``, so that a 390-px-wide
-phone shrinks it by no more than ~0.6 and its tick labels stay >= 9 CSS px tall. Multi-panel figures stack their
-panels vertically (one column) for the same reason. Figures are rendered as PNG: SVG output embeds dates and random
+chosen to read on a phone: a figure is at most ``MAX_FIGURE_WIDTH`` inches wide at ``DPI``; the book's site
+shows it at its natural size, where its smallest text (8 pt or more) is at least 12 CSS px, scrolling sideways
+on a phone narrower than the figure. Multi-panel figures stack their panels vertically (one column) for the same
+reason. Figures are rendered as PNG: SVG output embeds dates and random
 ids, which would make the executed notebooks change on every run.
 
 A figure that the site's desktop layout and the slides show side by side is drawn a second time, ``wide``, at

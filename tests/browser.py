@@ -82,11 +82,13 @@ def figure_text(url: str) -> tuple[float | None, float]:
 def tick_label_px(url: str | None = None) -> float:
     """The CSS-pixel height of a figure's smallest text, the figure shown at its natural size: what a
     figure drawn for a slide records in its PNG (:func:`figure_text`: the wide versions, 13 pt), else
-    the web style's tick labels (``url`` None, or a PNG without it)."""
+    the smallest text a chapter's own drawing may set (``url`` None, or a PNG without it:
+    tools.figures.WEB_MIN_FONT_PT, 8 pt, which tests/test_tools.py holds the notebooks to)."""
     import helpers.style as style
+    from tools.figures import WEB_MIN_FONT_PT
 
     points = figure_text(url)[0] if url else None
-    return (style.TICK_FONT_PT if points is None else points) * style.DPI / 72
+    return (WEB_MIN_FONT_PT if points is None else points) * style.DPI / 72
 
 
 # --- what is loaded --------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 - The article header's buttons and the language link sit inside the header, on one line, at
   1024, 1280, 1440 and 1920 px and on a 390-px phone, on one page per template and edition.
 - Multi-panel figures with a wide version show it on a desktop and the stacked one on a phone,
-  with tick labels >= 9 px either way (book/_ext/wide_figures.py).
+  with their smallest text >= 12 px either way, the wide one taking the contents column's width too
+  from 1200 px (book/_ext/wide_figures.py); a figure wider than a phone's column scrolls in its own box.
 - A table wider than the text column scrolls inside a box that says so (book/_assets/site.js).
 - Glued numbers are not set in bold; the verdict classes have colour, an icon and contrast in
   both modes; the footer names the authors as _config.yml does.
@@ -31,6 +32,21 @@ from tests.browser import (
     resize,
     tick_label_px,
 )
+from tools.figures import FIGURE_TEXT_PX
+
+
+def _wide_from() -> str:
+    """book/_ext/wide_figures.py's WIDE_FROM: the width from which the wide layout is shown."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wide_figures", ROOT / "book" / "_ext" / "wide_figures.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.WIDE_FROM)
+
+
+WIDE_FROM = _wide_from()
 
 # Widths besides the page checks' two viewports (1280 and 390 px: VIEWPORTS): the desktop view's
 # window is resized to each, after its other checks (order=RESIZES).
@@ -128,8 +144,14 @@ def test_the_footer_names_the_authors(built_site):
 
 FIGURES = """() => [...document.querySelectorAll('picture.wide-figure')].map(p => {
     const img = p.querySelector('img');
+    const box = img.getBoundingClientRect();
+    const scroller = p.closest('.figure-scroll');
     return {src: img.currentSrc.split('/').pop(), url: img.currentSrc, wide: p.dataset.wide.split('/').pop(),
-            scale: img.getBoundingClientRect().width / img.naturalWidth, natural: img.naturalWidth,
+            scale: box.width / img.naturalWidth, natural: img.naturalWidth, shown: box.width,
+            right: p.closest('figure').getBoundingClientRect().right, viewport: innerWidth,
+            scrolls: !!scroller && scroller.scrollWidth > scroller.clientWidth,
+            marked: !!scroller && scroller.hasAttribute('data-overflow') && scroller.tabIndex === 0
+                    && !!scroller.getAttribute('aria-label'),
             alt: img.alt, caption: !!p.closest('figure').querySelector('figcaption')};
 })"""
 
@@ -141,12 +163,21 @@ def wide_figure_problems(page, path: str, width: int) -> list[str]:
     page.wait_for_function("[...document.images].every(i => i.complete)")
     figures = page.evaluate(FIGURES)
     problems = [] if figures else [f"{path}: no wide figure"]
-    wide_expected = page.evaluate("matchMedia('(min-width: 60em)').matches")
+    wide_expected = page.evaluate(f"matchMedia('(min-width: {WIDE_FROM})').matches")
     for figure in figures:
         if (figure["src"] == figure["wide"]) != wide_expected:
             problems.append(f"{path} at {width} px: shows {figure['src']} (wide expected: {wide_expected})")
-        if figure["scale"] * tick_label_px(figure["url"]) < 9:
-            problems.append(f"{path} at {width} px: {figure['src']} shrunk to {figure['scale']:.2f}: ticks under 9 px")
+        shown_px = figure["scale"] * tick_label_px(figure["url"])
+        if shown_px < FIGURE_TEXT_PX:
+            problems.append(
+                f"{path} at {width} px: {figure['src']} shown at {figure['scale']:.2f}: text {shown_px:.1f} px"
+            )
+        if figure["right"] > figure["viewport"] + 0.5:
+            problems.append(f"{path} at {width} px: {figure['src']}'s figure ends past the window")
+        if figure["scrolls"] and not figure["marked"]:
+            problems.append(f"{path} at {width} px: {figure['src']} scrolls in a box not marked for the keyboard")
+        if width >= 1200 and figure["shown"] < 900:  # from 1200 px the contents column's width is the figure's too
+            problems.append(f"{path} at {width} px: the wide figure is {figure['shown']:.0f} px wide, not full width")
         if not figure["alt"] or not figure["caption"]:
             problems.append(f"{path}: a wide figure lost its alt text or caption")
     return problems
@@ -155,10 +186,12 @@ def wide_figure_problems(page, path: str, width: int) -> list[str]:
 @page_check(pages=lambda path: path in WIDE_FIGURE_PAGES, order=RESIZES)
 def test_wide_figures_side_by_side_on_a_desktop_stacked_on_a_phone(page, view):
     """The landing page's figure (and chapter 6's) was four stacked panels, 584 px wide, in a ~690 px
-    column. Now: the wide version from 60em, the stacked one below, and tick labels >= 9 px in both:
-    at the viewport's width and, from the desktop, at 768, 960, 1024 and 1920 px."""
+    column; then the wide version in the text column, its text 9-11 px at 1280 px. Now: the wide
+    version from WIDE_FROM (66em), over the contents column too from 1200 px, the stacked one below at
+    its natural size (scrolling in a marked box on a phone), and the smallest text >= 12 px in both:
+    at the viewport's width and, from the desktop, at 768, 960, 1024, 1056, 1200, 1440 and 1920 px."""
     problems = wide_figure_problems(page, view.path, VIEWPORTS[view.viewport][0])
-    for width in (768, 960, 1024, 1920) if view.viewport == "desktop" else ():
+    for width in (768, 960, 1024, 1056, 1200, 1440, 1920) if view.viewport == "desktop" else ():
         resize(page, width)
         problems += wide_figure_problems(page, view.path, width)
     return problems

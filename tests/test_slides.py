@@ -206,6 +206,42 @@ def test_figure_text_is_legible(page, view):
     return problems
 
 
+CODE_TEXT = r"""() => Reveal.getSlides().flatMap((slide, index) => {
+    Reveal.slide(index);
+    const scale = Reveal.getScale();
+    return [...slide.querySelectorAll('pre')].filter(pre => pre.textContent.trim()).map(pre => ({
+        index: index, title: (slide.querySelector('h1, h2, h3') || {textContent: ''}).textContent.trim().slice(0, 50),
+        px: parseFloat(getComputedStyle(pre).fontSize) * scale,
+        lines: pre.textContent.replace(/\n$/, '').split('\n').length}));
+})"""
+
+
+@page_check(kind="deck", viewports=("slide",), pages=lambda path: Path(path).stem == "lecture")
+def test_the_lectures_code_is_set_for_a_room(page, view):
+    """The review found two lecture slides with code at 15 px (slide 4, "Four lines of attention", and
+    slide 19, 23 lines of the article's experiment). Every code cell and printed output on the lecture's
+    slides is at least MIN_FIGURE_TEXT_PX as a 1280 x 720 window shows it, and a slide shows at most 14
+    lines of it (book/lecture.yml's code_lines picks them from a longer cell)."""
+    blocks = page.evaluate(CODE_TEXT)
+    problems = [] if blocks else ["the lecture shows no code (book/lecture.yml has code: true slides)"]
+    for block in blocks:
+        where = f"slide {block['index'] + 1} ({block['title']})"
+        if block["px"] < MIN_FIGURE_TEXT_PX:
+            problems.append(f"{where}: code at {block['px']:.1f} px")
+        if block["lines"] > 14:
+            problems.append(f"{where}: {block['lines']} lines of code")
+    return problems
+
+
+def test_the_lecture_shows_chapter_6s_slowdown(built_decks):
+    """Chapter 6's slowdown, steps to 90 % accuracy against d_k with each arm at its own rate, is a figure of
+    the lecture deck (its wide layout), on the slide of the cell that draws it."""
+    lecture = built_decks["lecture"].read_text(encoding="utf-8")
+    shown = dict(re.findall(r'<section data-cell="([^"]+)">(.*?)</section>', lecture, re.S))
+    slide = shown.get("06_the_experiment:ch6-24", "")
+    assert re.search(r'<img[^>]+src="[^"]*fig_slowdown_dk_wide\.png"', slide), slide[:300]
+
+
 def test_the_decks_margin_is_the_slide_styles():
     """tools/figures.py derives its slide sizes at the scale reveal.js shows a slide in a 1280 x 720
     window; that scale follows from deck.js's margin."""

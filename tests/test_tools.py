@@ -250,3 +250,37 @@ def test_tidy_tells_a_ledger_conflict_from_stale_files(monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["tidy", "--check"])
     assert tidy.main() == 1
     assert "graded two ways" in capsys.readouterr().out
+
+
+def test_no_chapter_draws_text_smaller_than_the_site_assumes():
+    """The site shows a chapter's own figure at its natural size, where its smallest text is the smallest
+    size a drawing sets (tools.figures.WEB_MIN_FONT_PT, 8 pt: 12.2 px at 110 dpi); such a PNG records
+    no size of its own, so the browser tests take that one (tests/browser.py, tick_label_px). Every
+    font size a notebook's code or the book's style sets (a number after fontsize=, labelsize=,
+    legend_size=, or a size chosen by ``if wide else``) is at least that; a named size (``"small"``)
+    is refused, as its points are not written down."""
+    from tools.figures import WEB_MIN_FONT_PT
+
+    number = r"(\d+(?:\.\d+)?)"
+    sized = re.compile(rf"\b(?:fontsize|labelsize|titlesize|legend_size)\s*[=:]\s*{number}")
+    chosen = re.compile(rf"\b(?:fontsize|legend_size|labelsize|draw_\w+\(\w+,)\s*=?\s*{number} if wide else {number}")
+    named = re.compile(r"\b(?:fontsize|labelsize|size)\s*=\s*[\"'](?:xx?-)?(?:small|medium|smaller)[\"']")
+    rc = re.compile(rf"\"(?:font\.size|[a-z]+\.(?:title|label)?(?:font)?size|[xy]tick\.labelsize)\"\s*:\s*{number}")
+    found: list[tuple[str, float]] = []
+    named_sizes: list[str] = []
+    sources = [
+        (p.name, "\n".join(c.source for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"))
+        for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
+    ]
+    sources.append(("helpers/style.py", (ROOT / "helpers" / "style.py").read_text(encoding="utf-8")))
+    for name, text in sources:
+        for match in sized.finditer(text):
+            found.append((name, float(match.group(1))))
+        for match in chosen.finditer(text):
+            found += [(name, float(match.group(1))), (name, float(match.group(2)))]
+        for match in rc.finditer(text):
+            found.append((name, float(match.group(1))))
+        named_sizes += [f"{name}: {m.group(0)}" for m in named.finditer(text)]
+    assert len(found) > 20, found  # the patterns still find the sizes the chapters set
+    assert min(size for _, size in found) >= WEB_MIN_FONT_PT, sorted(found, key=lambda f: f[1])[:5]
+    assert not named_sizes, named_sizes

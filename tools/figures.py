@@ -57,7 +57,9 @@ def glue(name: str, value: Any) -> None:
 
 
 __all__ = [
+    "FIGURE_TEXT_PX",
     "SLIDE_FONT_PT",
+    "WEB_MIN_FONT_PT",
     "english_words",
     "figure_data_sha256",
     "figure_png_with_hash",
@@ -71,6 +73,16 @@ __all__ = [
     "translate_figure",
     "translate_text",
 ]
+
+# --- The site -----------------------------------------------------------------------------------
+# The site shows figure text at FIGURE_TEXT_PX or more, at every width from a 390-px phone to a
+# 1920-px desktop (tests/test_site.py, tests/test_site_layout.py). A chapter's own (phone) drawing records
+# no Min-Font-Pt; its smallest text is at least WEB_MIN_FONT_PT, the smallest size a chapter sets by hand
+# (a legend's fontsize=8; the book's style sets 10 pt and more; tests/test_tools.py holds the notebooks to
+# it). At the book's DPI that is 12.2 px at the natural size, at which the site shows such a figure
+# (book/_assets/book.css, .figure-scroll). A wide layout records its own (Min-Font-Pt, 13 pt).
+FIGURE_TEXT_PX = 12.0
+WEB_MIN_FONT_PT = 8.0
 
 # --- Slides -------------------------------------------------------------------------------------
 # Text of s points, drawn at DPI, is s * DPI / 72 pixels tall in the PNG, and a slide shows the PNG at

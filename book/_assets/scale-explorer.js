@@ -122,6 +122,21 @@
     };
     const arms = { none: panel("none"), chosen: panel("chosen") };
     const panels = element("div", { class: "se-panels" }, arms.none.node, arms.chosen.node);
+    // On a phone the two panels would stack a screen apart: book.css shows one at a time there, in
+    // the same place right under the controls, and these two buttons switch between them.
+    const toggle = element("div", { class: "se-toggle", role: "group", "aria-label": L.show });
+    const toggleButtons = {};
+    const show = (arm) => {
+      app.dataset.shown = arm;
+      for (const [key, button] of Object.entries(toggleButtons)) button.setAttribute("aria-pressed", String(key === arm));
+    };
+    for (const arm of ["none", "chosen"]) {
+      const button = element("button", { type: "button", class: "se-toggle-button", "data-arm": arm, "aria-controls": `${id}-panel-${arm}` });
+      button.addEventListener("click", () => show(arm));
+      toggleButtons[arm] = button;
+      toggle.append(button);
+      arms[arm].node.id = `${id}-panel-${arm}`;
+    }
 
     const averages = element("div", { class: "se-averages", tabindex: "0", role: "region", "aria-label": "" });
     const live = element("p", { class: "se-live", "aria-live": "polite" });
@@ -131,6 +146,7 @@
       element("p", { class: "se-title", id: `${id}-title`, text: L.title }),
       element("p", { class: "se-intro", text: L.intro }),
       controls,
+      toggle,
       panels,
       full ? element("p", { class: "se-note", text: L.upstream }) : null,
       full ? averages : null,
@@ -139,6 +155,7 @@
       live,
     );
     if (!full) averages.remove();
+    show("none");
 
     // --- drawing ----------------------------------------------------------------------------------
     const multiplierValue = () => M.multiplier(state.kind, state.dK, state.free);
@@ -211,6 +228,8 @@
         const view = arms[arm];
         const label = arm === "none" ? L.arm_none : fill(L.arm_chosen, { m: armLabel(kind) + (kind === "free" ? ` = ${format(c)}` : "") });
         view.title.textContent = label + (arm === "chosen" && kind === "none" ? ` ${L.same_as_none}` : "");
+        toggleButtons[arm].textContent = label;
+        toggleButtons[arm].style.setProperty("--se-arm", armColor(kind));
         view.title.style.setProperty("--se-arm", armColor(kind));
         view.node.style.setProperty("--se-arm", armColor(kind));
         const sortedZ = order.map((j) => z[j]);

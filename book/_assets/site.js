@@ -48,10 +48,73 @@
     }
   }
 
+  // A figure's image is never shrunk (book.css, .figure-scroll): where the column is narrower than
+  // the image, its own box scrolls sideways and says so, as a wide table's does.
+  const FIGURE_CUE = zh ? "图较宽：可左右滚动 →" : "Wide figure: scroll sideways →";
+  const FIGURE_NAME = zh ? "图（可滚动）" : "figure (scrolls sideways)";
+
+  function figureBox(image) {
+    const shown = image.parentElement.tagName === "PICTURE" ? image.parentElement : image;
+    if (shown.parentElement.classList.contains("figure-scroll")) return shown.parentElement;
+    const wrapper = document.createElement("div");
+    wrapper.className = "figure-scroll";
+    shown.replaceWith(wrapper);
+    wrapper.append(shown);
+    const cue = document.createElement("p");
+    cue.className = "table-scroll-cue";
+    cue.setAttribute("aria-hidden", "true");
+    cue.textContent = FIGURE_CUE;
+    wrapper.after(cue);
+    return wrapper;
+  }
+
+  function markFigure(wrapper) {
+    if (wrapper.scrollWidth > wrapper.clientWidth) {
+      const figure = wrapper.closest("figure");
+      const caption = figure && figure.querySelector("figcaption");
+      const name = caption ? caption.textContent.trim().replace(/\s+/g, " ").slice(0, 120) : "";
+      wrapper.setAttribute("data-overflow", "");
+      wrapper.setAttribute("tabindex", "0");
+      wrapper.setAttribute("role", "region");
+      wrapper.setAttribute("aria-label", name ? `${name} (${FIGURE_NAME})` : FIGURE_NAME);
+    } else {
+      for (const name of ["data-overflow", "tabindex", "role", "aria-label"]) wrapper.removeAttribute(name);
+    }
+  }
+
   function start() {
     const wrappers = [...document.querySelectorAll(".bd-article table")]
       .filter((table) => !table.closest(".table-scroll, .scale-explorer, .MathJax, mjx-container"))
       .map(box);
+    const figures = [...document.querySelectorAll(".bd-article figure img, .bd-article .cell_output img")]
+      .filter((image) => !image.closest(".scale-explorer, .MathJax, mjx-container"))
+      .map(figureBox);
+    figures.forEach((wrapper) => {
+      markFigure(wrapper);
+      wrapper.querySelectorAll("img").forEach((image) => image.addEventListener("load", () => markFigure(wrapper)));
+    });
+    if ("ResizeObserver" in window) {
+      const seen = new ResizeObserver((entries) => entries.forEach((entry) => markFigure(entry.target)));
+      figures.forEach((wrapper) => seen.observe(wrapper));
+    } else {
+      window.addEventListener("resize", () => figures.forEach(markFigure));
+    }
+    // A wide figure takes the contents column's width too from 1200 px (book.css, figure.wide-full):
+    // while one is in view the contents fold to their heading, as sphinx-book-theme folds them beside
+    // its own full-width content (its .hide class), and open again on hover.
+    const contents = document.querySelector("div.bd-sidebar-secondary");
+    const wide = document.querySelectorAll("figure.wide-full");
+    if (contents && wide.length && "IntersectionObserver" in window) {
+      const inView = new Set();
+      const fold = new IntersectionObserver(
+        (entries) => {
+          entries.forEach((entry) => (entry.isIntersecting ? inView.add(entry.target) : inView.delete(entry.target)));
+          contents.classList.toggle("hide", inView.size > 0);
+        },
+        { rootMargin: "0px 0px -33% 0px" },
+      );
+      wide.forEach((figure) => fold.observe(figure));
+    }
     const all = () => document.querySelectorAll(".table-scroll").forEach(mark);
     all();
     if ("ResizeObserver" in window) {
@@ -98,3 +161,38 @@
   );
   watch(document.documentElement);
 })();
+
+// Search results quote the page's content, not its chrome. Sphinx's searchtools.js takes a result's
+// snippet from the page's [role=main], which in this theme also holds the article's header buttons
+// ("中文", "English"), the page's contents ("Contents") and the previous/next links: a snippet read
+// "…中文 Without the scale: softmax saturation Contents…". Here the snippet is taken from the article
+// alone, its inline TeX in the plain form the titles use (√dₖ). tests/test_site.py searches both editions.
+// site.js runs before searchtools.js, whose search starts when the document is parsed: the wrapping
+// waits for that moment too (its listener, added first, runs first).
+function plainSearchSnippets() {
+  "use strict";
+  // searchtools.js declares Search with const: a global binding, not a property of window
+  // eslint-disable-next-line no-undef
+  const search = typeof Search === "undefined" ? null : Search;
+  if (!search || typeof search.htmlToText !== "function") return;
+  const original = search.htmlToText;
+  const plain = (text) =>
+    text
+      .replace(/\\[()[\]]/g, "")
+      .replace(/\\sqrt\{([^{}]*)\}/g, "√$1")
+      .replace(/\\(?:mathrm|operatorname|text)\{([^{}]*)\}/g, "$1")
+      .replace(/\\cdot/g, "·")
+      .replace(/\\top/g, "ᵀ")
+      .replace(/d_k|d_\{k\}/g, "dₖ")
+      .replace(/\s+/g, " ");
+  search.htmlToText = (htmlString, anchor) => {
+    const page = new DOMParser().parseFromString(htmlString, "text/html");
+    const article = page.querySelector("article.bd-article");
+    if (!article) return original(htmlString, anchor);
+    article.querySelectorAll(".headerlink, script, style, .scale-explorer-config").forEach((e) => e.remove());
+    const block = (anchor && article.querySelector(anchor)) || article;
+    return plain(block.textContent);
+  };
+}
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", plainSearchSnippets);
+else plainSearchSnippets();

@@ -295,10 +295,46 @@ def lecture_slide(builder, page: str, entry: dict, blocks: list[Block], with_inp
         if block.kind == "code":
             code = with_input and bool(entry.get("code"))
             shown = render_code(builder, block, page, with_input=code, with_output=entry.get("output", True))
-            parts += [FIGCAPTION.sub("", part) for part in shown]
+            if code and entry.get("code_lines"):
+                shown = [_code_lines(part, str(entry["code_lines"])) for part in shown]
+            # a room reads the lecture's code at the deck's smallest text size (deck.css, .lecture-code)
+            parts += [
+                FIGCAPTION.sub("", part).replace('class="cell cell_code', 'class="lecture-code cell cell_code', 1)
+                for part in shown
+            ]
         elif block.kind == "body" and not text:
             parts.append(FIGCAPTION.sub("", render(builder, block.node, page)))
     return parts
+
+
+PRE = re.compile(r"(<pre>(?:<span></span>)?)(.*?)(</pre>)", re.S)
+
+
+def _code_lines(part: str, wanted: str) -> str:
+    """A code cell's input block with only the lines ``wanted`` names (``"7-9, 11, 13-14"``, 1-based, as
+    book/lecture.yml's ``code_lines`` writes them), a "⋮" line where lines are left out; its output as it is."""
+    if "cell_code_source" not in part:
+        return part
+    keep: list[int] = []
+    for piece in wanted.split(","):
+        first, _, last = piece.strip().partition("-")
+        keep += range(int(first), int(last or first) + 1)
+
+    def cut(match: re.Match[str]) -> str:
+        lines = match.group(2).rstrip("\n").split("\n")
+        if max(keep) > len(lines):
+            raise ExtensionError(f"code_lines {wanted!r}: the cell has {len(lines)} lines")
+        shown, previous = [], 0
+        for number in sorted(set(keep)):
+            if number != previous + 1:
+                shown.append('<span class="c1">⋮</span>')
+            shown.append(lines[number - 1])
+            previous = number
+        if previous < len(lines):
+            shown.append('<span class="c1">⋮</span>')
+        return match.group(1) + "\n".join(shown) + "\n" + match.group(3)
+
+    return PRE.sub(cut, part, count=1)
 
 
 def _markup(text: str) -> str:

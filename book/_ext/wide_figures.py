@@ -11,9 +11,16 @@ The landing page shows glued figures from ``_generated/<name>.png``; there the w
       <img src="…/stacked.png" alt="…">          (the figure's own image, alt text and caption)
     </picture>
 
-so the browser loads one of the two: the wide one where the text column is wide enough for its
-tick labels to stay >= 9 px (tests/test_site_layout.py measures it), the stacked one below that,
-and without ``<picture>`` support. The slide decks always show the wide one (book/_ext/book_slides.py).
+so the browser loads one of the two: the wide one where it can be shown with its smallest text
+(13 pt at 110 dpi, 19.9 px natural) at 12 px or more (tests/test_site_layout.py measures it), the
+stacked one below that, and without ``<picture>`` support. The figure gets the class ``wide-full``:
+where the page has its right-hand contents column (from 1200 px), book.css lets the wide figure take
+that column's width too, and site.js folds the contents away while such a figure is in view (as
+sphinx-book-theme does for its own full-width content, whose class its script would look for a contents
+column with on every page, the landing page too, which has none).
+Every other figure image is shown at its natural size, never shrunk (book.css, site.js: it scrolls
+sideways in a box of its own where the column is narrower, as on a phone). The slide decks always show
+the wide one (book/_ext/book_slides.py).
 Other builders (gettext, text) keep the figure as it is. The wide PNGs come from the committed
 outputs, written to ``book/_generated/`` by glued_figures.py.
 """
@@ -33,9 +40,11 @@ from tools.notebook_format import ROOT, chapter_notebooks, glued_outputs, read  
 
 GENERATED = "book/_generated"
 SUFFIX = "_wide"
-# From this viewport width the article column is at least 640 px wide (tests/test_site_layout.py),
-# where the 1100-px wide figures keep their 16.8-px tick labels above 9 px.
-WIDE_FROM = "60em"
+# From this viewport width (1056 px) the article column is at least 765 px wide, and from 1200 px the
+# figure also takes the contents column (book.css): the 1220-px wide figures keep their smallest text
+# (19.9 px natural) at 12 px or more (tests/test_site_layout.py). Below it the stacked figure is shown
+# at its natural size. book.css repeats this width in its media queries.
+WIDE_FROM = "66em"
 PICTURE = re.compile(r'<picture class="wide-figure" data-wide="([^"]+)">\s*<source[^>]*>\s*(<img\b[^>]*?)\bsrc="[^"]*"')
 
 
@@ -79,6 +88,7 @@ def wrap_wide_figures(app, doctree, docname) -> None:
         # Sphinx copies every file in builder.images to _images/ once the pages are written
         app.builder.images[wide] = f"wide_{Path(wide).name}"
         picture = wide_picture(wide=wide)
+        figure["classes"].append("wide-full")  # book.css; site.js folds the contents column away beside it
         images[0].replace_self(picture)
         picture += images[0]
 
