@@ -285,6 +285,7 @@ FACT_WORDS = {
         "partly": "holds in part",
         "fails": "fails",
         "none": "none stated",
+        "untested": "not tested",
     },
     "zh": {
         "direction": "方向",
@@ -294,6 +295,7 @@ FACT_WORDS = {
         "partly": "部分成立",
         "fails": "不成立",
         "none": "未陈述",
+        "untested": "未检验",
     },
 }
 
