@@ -304,13 +304,13 @@ def facts_line(facts: dict[str, Any], language: str = "en") -> str:
     """The facts a grade was read from, as the ledger page shows them under each part."""
     words = FACT_WORDS[language]
     if not facts["tested"]:
-        return "*事实：*在其范围内未检验" if language == "zh" else "*Facts:* not tested at its scope"
+        return "*事实*：在其范围内未检验" if language == "zh" else "*Facts:* not tested at its scope"
     separator = "；" if language == "zh" else "; "
     listed = separator.join(
         f"{words[fact]}{'：' if language == 'zh' else ': '}{words[facts[fact]]}"
         for fact in ("direction", "size", "reason")
     )
-    return f"*事实：*{listed}" if language == "zh" else f"*Facts:* {listed}"
+    return f"*事实*：{listed}" if language == "zh" else f"*Facts:* {listed}"
 
 
 def untested_parts(entry: Entry) -> int:
