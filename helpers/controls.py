@@ -15,19 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from helpers.training import RecallBatch, TrainHistory, recall_batch, train_recall
+from helpers.training import RecallBatch, TrainHistory, train_recall
 
-__all__ = ["share_the_answer", "shared_value_batch", "train_shared_value"]
+__all__ = ["share_the_answer", "train_shared_value"]
 
 
 def share_the_answer(batch: RecallBatch) -> RecallBatch:
     """``batch`` with every pair's value replaced by the answer's: (B, P) ``pair_values = target``."""
     return batch._replace(pair_values=batch.target[:, None].expand_as(batch.pair_values).contiguous())
-
-
-def shared_value_batch(batch_size: int, **options: Any) -> RecallBatch:
-    """:func:`helpers.training.recall_batch` (the same options, the same draws) with the answer shared."""
-    return share_the_answer(recall_batch(batch_size, **options))
 
 
 def train_shared_value(scale: float | None = None, **options: Any) -> TrainHistory:

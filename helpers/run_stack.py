@@ -13,11 +13,10 @@ forward pass computes :class:`helpers.RecallModel`'s function in a cheaper order
     output  = W_v (mass E)                                     # (R, B, D)   = Σ_p weights_p W_v m_p
     logits  = readout(output)                                  # (R, B, n_values)
 
-The model multiplies all P memory rows of an example by ``W_k`` and by ``W_v``; by linearity this order multiplies
-one vector per example each way and compares it with the V rows of E instead: six times fewer multiply–adds at the
-book's sizes (P = 16, D = d_k = 64, V = 64). The backward pass is the chain rule through these lines, written out
-(no autograd graph), and the update is torch's own SGD step or its fused Adam kernel, once per block of runs that
-share a learning rate. The float32 results differ from the single run's in the last bits only.
+By linearity, this order multiplies one vector per example by ``W_k`` and by ``W_v`` (the model: all P memory rows)
+and compares it with the V rows of E: six times fewer multiply–adds at P = 16, D = d_k = V = 64. The backward pass
+is the chain rule through these lines, written out; the update is torch's SGD step or fused Adam kernel, once per
+block of runs that share a learning rate. The float32 results differ from the single run's in the last bits only.
 """
 
 from __future__ import annotations
@@ -42,10 +41,9 @@ _NAMES = ("embedding", "w_q", "w_k", "w_v", "readout.weight", "readout.bias")  #
 class RunStack:
     """The runs of one d_k: parameters, gradients and optimizer state, stacked along a run axis.
 
-    Each parameter is a contiguous (R, ...) block of one flat buffer, so the batched matrix products read and write
-    it in place. ``embedding`` is E, the key embeddings stacked on the value embeddings (R, V, D); the others are
-    ``RecallModel``'s (``w_q`` (R, d_k, D), ``w_k``, ``w_v`` (R, D, D), ``readout.weight`` (R, n_values, D),
-    ``readout.bias`` (R, n_values)).
+    Each parameter is a contiguous (R, ...) block of one flat buffer: ``embedding`` E (R, V, D), then
+    ``RecallModel``'s ``w_q`` (R, d_k, D), ``w_k``, ``w_v`` (R, D, D), ``readout.weight`` (R, n_values, D) and
+    ``readout.bias`` (R, n_values).
     """
 
     def __init__(
@@ -80,8 +78,8 @@ class RunStack:
         # What multiplies u·e_key + u·e_value: the run's scale and the 1/sqrt(2) of the memory rows.
         self.factor = (torch.tensor(scales) / math.sqrt(2.0)).to(device).view(-1, 1, 1)
         self.slot = torch.tensor(seed_slots, device=device)  # run -> the batch of its seed
-        # τ of each run's learnable temperature, and 1 where a run learns one (0: its gradient is zeroed, τ stays
-        # 0); a stack in which no run learns one leaves τ out of every computation
+        # each run's τ, and 1 where it is learned (0: its gradient is zeroed, τ stays 0); a stack in which no run
+        # learns one leaves τ out of every computation
         self.learns = any(learns)
         self.tau, self.g_tau = torch.zeros(count, device=device), torch.zeros(count, device=device)
         self.learning = torch.tensor(learns, dtype=torch.float32, device=device)
@@ -109,16 +107,9 @@ class RunStack:
 def step_statistics(
     batch: RecallBatch, loss: Tensor, logits: Tensor, weights: Tensor, attention_logits: Tensor, temperature: Tensor
 ) -> Tensor:
-    """(7, R) what a step records of R runs, in the order of :class:`helpers.recall_runs.RunsHistory`'s fields.
-
-    Args:
-        batch: the step's :class:`RecallBatch`, fields (R, B, ...).
-        loss: (R,) the mean cross-entropy of each run.
-        logits: (R, B, n_values) the class logits.
-        weights: (R, B, P) the attention weights.
-        attention_logits: (R, B, P) the logits the softmax took.
-        temperature: (R,) the factor on top of the scale.
-    """
+    """(7, R) what a step records of R runs, in the order of :class:`helpers.recall_runs.RunsHistory`'s fields,
+    from the step's ``batch`` (fields (R, B, ...)), ``loss`` (R,), class ``logits`` (R, B, n_values), attention
+    ``weights`` and ``attention_logits`` (R, B, P) and the ``temperature`` (R,) on top of the scale."""
     largest = weights.amax(dim=-1)  # (R, B)
     return torch.stack(
         [
@@ -153,19 +144,11 @@ def _recall_runs_step(
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """One forward and one backward pass of R runs, in the order of the module docstring.
 
-    Writes into ``grads`` the gradient of each run's mean cross-entropy with respect to its own parameters (the runs
-    share nothing), by the chain rule written out, matrix product by matrix product, in reverse.
-
-    Args:
-        params, grads: the stacked parameters and their gradients (:class:`RunStack`).
-        batch: a :class:`RecallBatch` whose fields have a leading run axis: (R, B, P) and (R, B).
-        factor: (R, 1, 1) each run's scale divided by sqrt(2) (times its temperature e^τ).
-        g_tau: where given, (R,) receives d loss / d τ = Σ z · d loss / d z over each run's attention logits z (z is
-            proportional to e^τ).
-
-    Returns:
-        ``(loss, logits, weights, attention_logits)``: the mean cross-entropy (R,), the class logits (R, B,
-        n_values), the attention weights (R, B, P) and logits ``scale · q·k`` (R, B, P).
+    Writes into ``grads`` the gradient of each run's mean cross-entropy with respect to its own ``params`` (R, ...),
+    matrix product by matrix product, in reverse. ``batch``: fields (R, B, P) and (R, B); ``factor`` (R, 1, 1): each
+    run's scale / sqrt(2) (times e^τ); ``g_tau``, where given, (R,) receives d loss / d τ = Σ z · d loss / d z over
+    each run's attention logits z. Returns the loss (R,), class logits (R, B, n_values), attention weights and
+    logits ``scale · q·k`` (R, B, P).
     """
     E, w_q, w_k, w_v, w_o, b_o = (params[name] for name in _NAMES)
     g_E, g_w_q, g_w_k, g_w_v, g_w_o, g_b_o = (grads[name] for name in _NAMES)
@@ -227,11 +210,8 @@ def _equal_lr_blocks(lrs: list[float]) -> list[tuple[float, slice]]:
 
 
 class StackedSGD:
-    """``torch.optim.SGD`` (no momentum) on stacked parameters, with one learning rate per run.
-
-    Each block of runs that share a rate is updated with torch's own operation, ``param.add_(grad, alpha=-lr)``: bit
-    for bit what ``torch.optim.SGD`` computes.
-    """
+    """``torch.optim.SGD`` (no momentum) on stacked parameters, one learning rate per run: bit for bit its
+    ``param.add_(grad, alpha=-lr)``, once per block of runs that share a rate."""
 
     def __init__(self, params: list[Tensor], lrs: list[float]) -> None:
         self.params, self.blocks = params, _equal_lr_blocks(lrs)
@@ -243,12 +223,8 @@ class StackedSGD:
 
 
 class StackedAdam:
-    """``torch.optim.Adam(fused=True)`` (its defaults) on stacked parameters, with one learning rate per run.
-
-    Each block of runs that share a rate is updated by torch's fused Adam kernel, the one
-    ``torch.optim.Adam(fused=True)`` calls, with the same arguments: bit for bit its update. One pass over the
-    parameters instead of seven.
-    """
+    """``torch.optim.Adam(fused=True)`` (its defaults) on stacked parameters, one learning rate per run: bit for
+    bit its update, the same fused kernel called once per block of runs that share a rate."""
 
     def __init__(self, params: list[Tensor], lrs: list[float]) -> None:
         self.params, self.blocks = params, _equal_lr_blocks(lrs)

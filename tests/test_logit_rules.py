@@ -13,7 +13,7 @@ from helpers import RecallModel, train_recall
 from helpers.device import effective_seed
 from helpers.logit_rules import QKNormRecallModel, qk_norm, train_cosine_runs, train_logit_rule
 from helpers.sink import SinkRecallModel, no_answer_batch, train_sink
-from helpers.training import _draw_recall_batch, recall_batch
+from helpers.training import recall_batch
 from tools import ch6_pilot, ch8_pilot
 from tools.notebook_format import design_cell
 
@@ -127,7 +127,7 @@ def cosine_reference(lr: float, seed: int, steps: int, d_k: int = 64) -> list[fl
     optimizer = torch.optim.Adam([*model.parameters(), tau], lr=lr)
     generator, losses = torch.Generator().manual_seed(effective_seed(seed)), []
     for _ in range(steps):
-        batch = _draw_recall_batch(32, 16, 32, 32, generator)
+        batch = recall_batch(32, generator=generator)
         memory = (model.key_embedding(batch.pair_keys) + model.value_embedding(batch.pair_values)) / math.sqrt(2.0)
         q, k = model.w_q(model.key_embedding(batch.query)), model.w_k(memory)
         weights = (tau.clamp(max=math.log(100.0)).exp() * torch.cosine_similarity(k, q[:, None], dim=-1)).softmax(-1)
