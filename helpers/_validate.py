@@ -1,8 +1,8 @@
 """The argument checks of helpers' public functions, in one place (private to the package).
 
 A wrong type raises ``TypeError``, a wrong value ``ValueError``, and the message names the argument. Each public
-function calls these once, at its top, so that the rest of its body is the computation. A check returns the value it
-accepted (as a plain ``int`` or ``float`` where it converts one).
+function calls these at its top, so that the rest of its body is the computation. A check returns the value it
+accepted (a plain ``int`` or ``float`` where it converts one).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import torch
 from torch import Tensor
 
 T = TypeVar("T")
-SEQUENCE = " (..., length, features)"  # the layout of attention's arguments, for messages
 
 
 def _listed(words: Iterable[object]) -> str:
@@ -70,10 +69,6 @@ def integer(name: str, value: object, lo: int = 1, hi: int | None = None, why: s
     return n
 
 
-def positive_int(name: str, value: object) -> int:
-    return integer(name, value)
-
-
 def positive_ints(**values: object) -> None:
     """Every keyword an int >= 1: the sizes of a model or of a batch."""
     for name, value in values.items():
@@ -112,10 +107,7 @@ def positive_real(name: str, value: object) -> float:
 
 def optional_scale(name: str, value: object) -> float | None:
     """``None`` (the default scale), or a finite multiplier > 0."""
-    if value is None:
-        return None
-    _numeric(name, value, Real, "a real number or None")
-    return positive_real(name, value)
+    return None if value is None else positive_real(name, _numeric(name, value, Real, "a real number or None"))
 
 
 def scale(name: str, value: object, default: float) -> float:
@@ -246,7 +238,7 @@ def query_key(query: Tensor, key: Tensor, value: Tensor | None = None) -> tuple[
     """query (..., L, E), key (..., S, E) and, where given, value (..., S, E_v); their broadcast batch shape."""
     tensors = {"query": query, "key": key} | ({} if value is None else {"value": value})
     for name, t in tensors.items():
-        float_tensor(name, t, 2, SEQUENCE)
+        float_tensor(name, t, 2, " (..., length, features)")
         like(name, t, "query", query)
     _same_size(-1, "last dimension d_k", query=query, key=key)
     if value is not None:

@@ -45,11 +45,10 @@ def get_device() -> torch.device:
 
 
 def effective_seed(seed: int) -> int:
-    """The seed the generators receive for ``seed``: itself, unless ``BOOK_SEED_OFFSET`` is set.
+    """The seed the generators receive for ``seed``: itself, shifted by ``BOOK_SEED_OFFSET`` (an int) where set.
 
-    A GPU draws other random numbers than a CPU from the same seed, so a claim that holds on the committed seeds
-    must also hold on other draws. Setting ``BOOK_SEED_OFFSET`` (an int) shifts every seed the helpers use, which
-    lets a CPU check that (``make portability``, point ``seed-shift``).
+    A GPU draws other numbers than a CPU from one seed, so a claim must hold on other draws too: the offset lets a
+    CPU check that (``make portability``, point ``seed-shift``).
     """
     seed = check.seed("seed", seed)
     offset = os.environ.get("BOOK_SEED_OFFSET", "").strip()

@@ -144,12 +144,12 @@ def probe_shape(
     ``d_v`` the first such; a given ``seq_len`` or ``value_width`` is checked instead. Raises ``ValueError``, naming
     the argument and the clash, if ``d_k`` is too close to 1 or no (or the given) shape separates the cases.
     """
-    d_k = check.positive_int("d_k", d_k)
+    d_k = check.integer("d_k", d_k)
     rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
     if seq_len is not None:
         seq_len = check.integer("seq_len", seq_len, 2, why=" (a softmax over one key says nothing)")
     if value_width is not None:
-        value_width = check.positive_int("value_width", value_width)
+        value_width = check.integer("value_width", value_width)
     if not _distinct(1.0 / math.sqrt(d_k), 1.0, rel_tol):
         raise ValueError(
             f"d_k = {d_k} is too small for rel_tol = {rel_tol}: 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} is within "
@@ -207,7 +207,7 @@ def diagnose_attention(
     """
     if not callable(attention):
         raise TypeError(f"attention must be callable, got {type(attention).__name__}")
-    batch = check.positive_int("batch", batch)
+    batch = check.integer("batch", batch)
     seed = check.seed("seed", seed)
     seq_len, value_width = probe_shape(d_k, seq_len, value_width, rel_tol)
     device = torch.device("cpu") if device is None else torch.device(device)

@@ -137,7 +137,7 @@ def train_recall_runs(
     scales = check.each("scales", scales, check.optional_scale)
     lrs = check.each("lrs", lrs, check.positive_real)
     seeds = check.each("seeds", seeds, check.seed)
-    d_ks = _per_run("d_k", d_k, int, check.positive_int, len(seeds))
+    d_ks = _per_run("d_k", d_k, int, check.integer, len(seeds))
     gains = _per_run("qk_gain", qk_gain, (int, float), check.positive_real, len(seeds))
     learns = _per_run("learn_temperature", learn_temperature, bool, check.boolean, len(seeds))
     check.same_length("run", scales=scales, lrs=lrs, seeds=seeds, d_k=d_ks, qk_gain=gains, learn_temperature=learns)
