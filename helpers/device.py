@@ -29,12 +29,8 @@ def get_device() -> torch.device:
             device = torch.device(forced)
         except RuntimeError:
             raise ValueError(f"BOOK_DEVICE={forced!r} is not a torch device name (try cpu, cuda or mps)") from None
-        available = {
-            "cpu": True,
-            "cuda": torch.cuda.is_available(),
-            "mps": _mps_available(),
-        }.get(device.type, False)
-        if not available:
+        available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": _mps_available()}
+        if not available.get(device.type, False):
             raise ValueError(f"BOOK_DEVICE={forced!r} asks for a device that this machine does not have")
         return device
     if torch.cuda.is_available():

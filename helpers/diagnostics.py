@@ -29,6 +29,7 @@ from torch import Tensor
 
 from helpers import _validate as check
 from helpers.device import effective_seed
+from helpers.softmax import softmax_entropy
 
 __all__ = [
     "AttentionDiagnosis", "CORRECT", "DOUBLE_SCALE", "KEY_COUNT_SCALE", "NO_SCALE", "SCALE_AFTER_SOFTMAX",
@@ -240,8 +241,7 @@ def diagnose_attention(
     scale = implied_logit_scale(weights, scores) if readable else math.nan
     expected = 1.0 / math.sqrt(d_k)
     distributions = weights / row_sums.unsqueeze(-1)
-    entropy = -torch.special.xlogy(distributions, distributions).sum(dim=-1)
-    entropy_ratio = (entropy.mean() / math.log(seq_len)).item()
+    entropy_ratio = (softmax_entropy(distributions).mean() / math.log(seq_len)).item()
     max_weight = distributions.amax(dim=-1).mean().item()
 
     rows_constant = readable and spread <= rel_tol * abs(row_sum)

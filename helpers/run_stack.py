@@ -22,6 +22,7 @@ block of runs that share a learning rate. The float32 results differ from the si
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import torch
 from torch import Tensor
@@ -32,9 +33,10 @@ from helpers.training import RecallBatch
 __all__ = ["RunStack", "StackedAdam", "StackedSGD", "step_statistics"]
 
 SATURATED = 0.99  # an attention row counts as saturated when its largest weight is at least this
-_ADAM_BETAS, _ADAM_EPS = (0.9, 0.999), 1e-8  # torch.optim.Adam's defaults
-
-
+# torch's fused Adam kernel with torch.optim.Adam's defaults, as torch.optim.Adam(fused=True) calls it
+_fused_adam = partial(
+    torch._fused_adam_, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False
+)
 _NAMES = ("embedding", "w_q", "w_k", "w_v", "readout.weight", "readout.bias")  # the stacked parameters, in order
 
 
@@ -233,21 +235,8 @@ class StackedAdam:
         self.t = torch.zeros((), device=params[0].device)  # the step count, shared by every run
 
     def step(self, grads: list[Tensor]) -> None:
-        beta1, beta2 = _ADAM_BETAS
         self.t += 1
+        t = [self.t] * len(self.params)  # every run's step count: one tensor
         for lr, runs in self.blocks:
-            torch._fused_adam_(
-                [p[runs] for p in self.params],
-                [g[runs] for g in grads],
-                [m[runs] for m in self.exp_avg],
-                [v[runs] for v in self.exp_avg_sq],
-                [],
-                [self.t] * len(self.params),
-                lr=lr,
-                beta1=beta1,
-                beta2=beta2,
-                weight_decay=0.0,
-                eps=_ADAM_EPS,
-                amsgrad=False,
-                maximize=False,
-            )
+            p, g, m, v = ([x[runs] for x in xs] for xs in (self.params, grads, self.exp_avg, self.exp_avg_sq))
+            _fused_adam(p, g, m, v, [], t, lr=lr)

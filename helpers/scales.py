@@ -17,10 +17,7 @@ from helpers.attention import attention_logits
 from helpers.device import seed_everything
 from helpers.softmax import softmax_backward, softmax_entropy
 
-__all__ = ["STATISTICS", "attention_statistics_at_init"]
-
-#: The keys of the dictionary that ``attention_statistics_at_init`` returns.
-STATISTICS: tuple[str, ...] = ("logit std", "entropy", "max weight", "logit grad norm", "query grad norm")
+__all__ = ["attention_statistics_at_init"]
 
 
 def attention_statistics_at_init(
