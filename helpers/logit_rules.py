@@ -23,7 +23,6 @@ from helpers import _validate as check
 from helpers.device import effective_seed
 from helpers.recall_runs import RunsHistory, init_recall_runs
 from helpers.run_stack import StackedAdam, step_statistics
-from helpers.softmax import softmax_entropy
 from helpers.training import RecallBatch, RecallModel, recall_batch
 
 __all__ = ["LogitHistory", "QKNormRecallModel", "qk_norm", "train_cosine_runs", "train_logit_rule"]
@@ -88,14 +87,13 @@ class QKNormRecallModel(RecallModel):
 @dataclass
 class LogitHistory:
     """What :func:`train_logit_rule` records at every step, on that step's fresh batch: ``loss``, ``accuracy``,
-    the largest attention logit (``max_logit``), the rows' mean entropy in nats, and ``gain_bound`` =
+    the largest attention logit (``max_logit``) and ``gain_bound`` =
     ``sqrt(d_k) * max|q_gain| * max|k_gain|`` of the gains that made the step's logits: under ``"qk-norm"`` no logit
     of the step exceeds it (eq-ch8-qk-bound); under ``"sqrt"`` it stays ``sqrt(d_k)``."""
 
     loss: list[float] = field(default_factory=list)
     accuracy: list[float] = field(default_factory=list)
     max_logit: list[float] = field(default_factory=list)
-    entropy: list[float] = field(default_factory=list)
     gain_bound: list[float] = field(default_factory=list)
 
 
@@ -135,7 +133,6 @@ def train_logit_rule(
             history.loss.append(loss.item())
             history.accuracy.append((logits.argmax(-1) == batch.target).float().mean().item())
             history.max_logit.append(z.max().item())
-            history.entropy.append(softmax_entropy(weights).mean().item())
             history.gain_bound.append(bound)
     return history
 
@@ -186,7 +183,7 @@ def train_cosine_runs(
     distinct = list(dict.fromkeys(seeds))
     generators = [torch.Generator().manual_seed(effective_seed(seed)) for seed in distinct]
     slot = torch.tensor([distinct.index(seeds[r]) for r in order], device=device)
-    record = torch.empty(7, len(order), steps, device=device)
+    record = torch.empty(5, len(order), steps, device=device)
     for step in range(steps):
         per_seed = [recall_batch(32, generator=g) for g in generators]
         batch = RecallBatch(*(torch.stack(f).to(device)[slot] for f in zip(*per_seed, strict=True)))  # (R, B, ...)

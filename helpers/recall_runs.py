@@ -32,8 +32,6 @@ class RunsHistory:
 
     Attributes:
         loss, accuracy, attention_on_answer: as in :class:`TrainHistory`.
-        max_weight: mean over the batch of each attention row's largest weight (1/P uniform, 1 one-hot).
-        saturated: share of the batch's attention rows whose largest weight is >= 0.99.
         logit_std: standard deviation of the batch's B·P attention logits ``scale · q·k`` (as ``Tensor.std``).
         temperature: the learned factor ``e^τ`` on top of the scale (``learn_temperature``); 1 where none is
             learned (``None`` in a history built by hand).
@@ -42,8 +40,6 @@ class RunsHistory:
     loss: Tensor
     accuracy: Tensor
     attention_on_answer: Tensor
-    max_weight: Tensor
-    saturated: Tensor
     logit_std: Tensor
     temperature: Tensor | None = None  # always set by train_recall_runs
 
@@ -54,11 +50,7 @@ class RunsHistory:
     def run(self, index: int) -> TrainHistory:
         """Run ``index`` as a :class:`TrainHistory` (lists of floats), as :func:`train_recall` returns it."""
         index = check.integer("index", index, -len(self), len(self))
-        return TrainHistory(
-            loss=self.loss[index].tolist(),
-            accuracy=self.accuracy[index].tolist(),
-            attention_on_answer=self.attention_on_answer[index].tolist(),
-        )
+        return TrainHistory(*(field[index].tolist() for field in (self.loss, self.accuracy, self.attention_on_answer)))
 
 
 def init_recall_runs(
@@ -172,7 +164,7 @@ def train_recall_runs(
         batch = RecallBatch(*(torch.stack(field).to(device) for field in zip(*per_seed, strict=True)))  # (S, B, ...)
         for stack in stacks:
             stack.step(batch, step)
-    record = torch.empty(7, len(seeds), steps)
+    record = torch.empty(5, len(seeds), steps)
     for stack in stacks:
         record[:, stack.runs] = stack.record.cpu()
     return RunsHistory(*record.unbind(0))

@@ -32,7 +32,6 @@ from helpers.training import RecallBatch
 
 __all__ = ["RunStack", "StackedAdam", "StackedSGD", "step_statistics"]
 
-SATURATED = 0.99  # an attention row counts as saturated when its largest weight is at least this
 # torch's fused Adam kernel with torch.optim.Adam's defaults, as torch.optim.Adam(fused=True) calls it
 _fused_adam = partial(
     torch._fused_adam_, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False
@@ -87,10 +86,10 @@ class RunStack:
         self.learning = torch.tensor(learns, dtype=torch.float32, device=device)
         leaves = list(self.params.values()) + ([self.tau] if self.learns else [])
         self.update = (StackedAdam if optimizer == "adam" else StackedSGD)(leaves, lrs)
-        self.record = torch.empty(7, count, steps, device=device)  # one column per step; no host sync in the loop
+        self.record = torch.empty(5, count, steps, device=device)  # one column per step; no host sync in the loop
 
     def step(self, batch: RecallBatch, step: int) -> None:
-        """Train every run one step on its seed's batch (fields (S, B, ...)), and record the step."""
+        """Train every run one step on its seed's batch (fields (S, B, ...)), and record it."""
         batch = RecallBatch(*(field[self.slot] for field in batch))  # (R, B, ...)
         temperature = self.tau.exp()  # (R,): exactly 1 for a run that learns none
         if self.learns:
@@ -109,21 +108,12 @@ class RunStack:
 def step_statistics(
     batch: RecallBatch, loss: Tensor, logits: Tensor, weights: Tensor, attention_logits: Tensor, temperature: Tensor
 ) -> Tensor:
-    """(7, R) what a step records of R runs, in the order of :class:`helpers.recall_runs.RunsHistory`'s fields,
+    """(5, R) what a step records of R runs, in the order of :class:`helpers.recall_runs.RunsHistory`'s fields,
     from the step's ``batch`` (fields (R, B, ...)), ``loss`` (R,), class ``logits`` (R, B, n_values), attention
     ``weights`` and ``attention_logits`` (R, B, P) and the ``temperature`` (R,) on top of the scale."""
-    largest = weights.amax(dim=-1)  # (R, B)
-    return torch.stack(
-        [
-            loss,
-            (logits.argmax(dim=-1) == batch.target).float().mean(dim=1),
-            weights.gather(2, batch.position[..., None]).mean(dim=(1, 2)),
-            largest.mean(dim=1),
-            (largest >= SATURATED).float().mean(dim=1),
-            attention_logits.flatten(1).std(dim=1),
-            temperature,
-        ]
-    )
+    accuracy = (logits.argmax(dim=-1) == batch.target).float().mean(dim=1)
+    on_answer = weights.gather(2, batch.position[..., None]).mean(dim=(1, 2))
+    return torch.stack([loss, accuracy, on_answer, attention_logits.flatten(1).std(dim=1), temperature])
 
 
 def _blocks(flat: Tensor, shapes: dict[str, tuple[int, ...]], count: int) -> dict[str, Tensor]:

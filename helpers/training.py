@@ -1,20 +1,16 @@
 """A tiny attention model trained on associative recall, to watch the scale at work.
 
-Each example shows ``n_pairs`` key–value pairs (keys distinct within an example, values not) and one query key
-taken from them; the target is the value paired with it. The only way to answer is to attend to the pair whose key
-matches the query. The model is one attention head and nothing else that could solve the task alone::
+Each example shows ``n_pairs`` key–value pairs (keys distinct) and one of their keys as the query; the target is its
+value, so the only way to answer is to attend to the right pair. The model is one attention head and nothing else::
 
     memory  = (key_embedding[pair_keys] + value_embedding[pair_values]) / sqrt(2)   # (B, P, D)
     query   = key_embedding[query_key]                                              # (B, 1, D)
     output, weights = scaled_dot_product_attention(query W_q, memory W_k, memory W_v, scale=scale)
     logits  = readout(output)                                                       # (B, n_values)
 
-Embeddings are N(0, 1) and ``W_q``, ``W_k`` N(0, 1/D), so queries and keys start with components of variance about
-1: the raw dot products have variance d_k. ``scale=None`` means ``1 / sqrt(d_k)``. Shapes: ``B`` batch, ``P``
-pairs per example, ``D`` model width.
-
-This is the model and the loop chapter 6 asks its readers to read; the chapters' grids train many runs of it at
-once with :mod:`helpers.recall_runs`.
+Embeddings are N(0, 1) and ``W_q``, ``W_k`` N(0, 1/D): queries and keys start with unit-variance components, the
+raw dot products with variance d_k. ``B`` is the batch, ``P`` the pairs, ``D`` the width. Chapter 6 asks its readers
+to read this model and loop; the chapters' grids train many runs at once (:mod:`helpers.recall_runs`).
 """
 
 from __future__ import annotations
@@ -142,13 +138,9 @@ def train(
     device: torch.device | str | None = None,
     task: Callable[[RecallBatch], RecallBatch] | None = None,
 ) -> TrainHistory:
-    """Train ``model`` for ``steps`` optimizer steps, each on a fresh batch of ``batch_size`` examples of
-    ``n_pairs`` pairs; return its :class:`TrainHistory`.
-
-    Every batch is new, so the training loss is also a test loss. The batches come from a CPU generator seeded with
-    ``seed``, the same on every device. ``device`` defaults to where the model's parameters are; ``task``, where
-    given, turns each drawn batch into another task's (:mod:`helpers.controls`).
-    """
+    """Train ``model`` for ``steps`` optimizer steps, each on a fresh batch (so the training loss is a test loss)
+    drawn from a CPU generator seeded with ``seed``; return its :class:`TrainHistory`. ``device`` defaults to the
+    model's; ``task``, where given, turns each batch into another task's (:mod:`helpers.controls`)."""
     check.instance("model", model, RecallModel, "a RecallModel")
     check.instance("optimizer", optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer")
     check.positive_ints(steps=steps, batch_size=batch_size, n_pairs=n_pairs)
@@ -189,13 +181,9 @@ def train_recall(
     qk_gain: float = 1.0,
     task: Callable[[RecallBatch], RecallBatch] | None = None,
 ) -> TrainHistory:
-    """Build a :class:`RecallModel` after ``torch.manual_seed(seed)``, train it with :func:`train` (data seeded by
-    ``seed`` too), return its :class:`TrainHistory`.
-
-    ``train_recall(scale=1.0)`` is attention without its scale, ``train_recall()`` the standard ``1 / sqrt(d_k)``.
-    ``optimizer`` is ``"adam"`` (``torch.optim.Adam``) or ``"sgd"`` (plain ``torch.optim.SGD``), at rate ``lr``;
-    the other arguments are :class:`RecallModel`'s and :func:`train`'s.
-    """
+    """A :class:`RecallModel` built after ``torch.manual_seed(seed)``, trained by :func:`train` with ``"adam"``
+    (``torch.optim.Adam``) or ``"sgd"`` (plain ``torch.optim.SGD``) at rate ``lr``: its :class:`TrainHistory`.
+    ``train_recall(scale=1.0)`` is attention without its scale, ``train_recall()`` the standard ``1 / sqrt(d_k)``."""
     check.one_of("optimizer", optimizer, _OPTIMIZERS)
     check.positive_real("lr", lr)
     torch.manual_seed(effective_seed(seed))
