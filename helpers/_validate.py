@@ -225,17 +225,9 @@ def _same_size(dim: int, what: str, **tensors: Tensor) -> None:
         raise ValueError(f"{_listed(tensors)} must have the same {what}, got {got}")
 
 
-def _batch_dims(**tensors: Tensor) -> tuple[int, ...]:
-    """The broadcast of the tensors' batch dimensions (all but the last two)."""
-    batch = _broadcast(*(tuple(t.shape[:-2]) for t in tensors.values()))
-    if batch is None:
-        shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in tensors.items())
-        raise ValueError(f"the batch dimensions of {_listed(tensors)} do not broadcast: {shapes}")
-    return batch
-
-
 def query_key(query: Tensor, key: Tensor, value: Tensor | None = None) -> tuple[int, ...]:
-    """query (..., L, E), key (..., S, E) and, where given, value (..., S, E_v); their broadcast batch shape."""
+    """query (..., L, E), key (..., S, E) and, where given, value (..., S, E_v); the broadcast of their batch
+    dimensions ``...``."""
     tensors = {"query": query, "key": key} | ({} if value is None else {"value": value})
     for name, t in tensors.items():
         float_tensor(name, t, 2, " (..., length, features)")
@@ -243,7 +235,11 @@ def query_key(query: Tensor, key: Tensor, value: Tensor | None = None) -> tuple[
     _same_size(-1, "last dimension d_k", query=query, key=key)
     if value is not None:
         _same_size(-2, "length S (dimension -2)", key=key, value=value)
-    return _batch_dims(**tensors)
+    batch = _broadcast(*(tuple(t.shape[:-2]) for t in tensors.values()))
+    if batch is None:
+        shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in tensors.items())
+        raise ValueError(f"the batch dimensions of {_listed(tensors)} do not broadcast: {shapes}")
+    return batch
 
 
 def attn_mask(mask: Tensor | None, is_causal: bool, query: Tensor, logits_shape: tuple[int, ...]) -> None:

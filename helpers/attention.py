@@ -1,6 +1,6 @@
 """Scaled dot-product attention, written out by hand.
 
-This is the computation the book is about:
+The computation the book is about:
 
     weights = softmax(query @ key^T * scale + mask)      # (..., L, S)
     output  = weights @ value                            # (..., L, E_v)

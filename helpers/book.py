@@ -134,11 +134,8 @@ def table(
         check.length("formats", per_column, n, "one per column")
     for i, values in enumerate(check.sequence("rows", rows)):
         check.length(f"rows[{i}]", check.sequence(f"rows[{i}]", values), n, "one per column")
-    cells = []
-    numeric = [True] * n
-    for values in rows:
-        cells.append([_format(v, f) for v, f in zip(values, per_column, strict=True)])
-        numeric = [was and not isinstance(v, str) for was, v in zip(numeric, values, strict=True)]
+    cells = [[_format(v, f) for v, f in zip(values, per_column, strict=True)] for values in rows]
+    numeric = [all(not isinstance(values[j], str) for values in rows) for j in range(n)]
     align = ["left"] + ["right" if is_number else "left" for is_number in numeric[1:]]
     return Table(cells, list(columns), caption, align)
 

@@ -1,14 +1,12 @@
 """Reading a training curve: the step at which a run reached an accuracy, and a smoothed curve to plot.
 
-Both take one run (a :class:`helpers.TrainHistory`, lists of floats) or many at once (a
-:class:`helpers.recall_runs.RunsHistory` or an (R, steps) tensor, from :func:`helpers.train_recall_runs`) and apply
-the same rule to each.
+Both take one run (a :class:`helpers.TrainHistory`) or many at once (a :class:`helpers.recall_runs.RunsHistory` or an
+(R, steps) tensor) and apply the same rule to each.
 """
 
 from __future__ import annotations
 
 import math
-from typing import overload
 
 import torch
 from torch import Tensor
@@ -18,12 +16,6 @@ from helpers.recall_runs import RunsHistory
 from helpers.training import TrainHistory
 
 __all__ = ["moving_average", "steps_to_accuracy"]
-
-
-@overload
-def steps_to_accuracy(history: TrainHistory, target: float, window: int = 20) -> int | None: ...
-@overload
-def steps_to_accuracy(history: RunsHistory | Tensor, target: float, window: int = 20) -> Tensor: ...
 
 
 def steps_to_accuracy(

@@ -1,13 +1,10 @@
 """Softmax and attention computed block by block, the way fused kernels do it.
 
-A fused attention kernel (FlashAttention and its descendants) never holds a whole row of logits. It walks over the
-keys in blocks and keeps, for every query, a running maximum ``m`` and a running sum ``l`` of exponentials. When a
-block raises the maximum, everything accumulated so far is rescaled by ``exp(m_old - m_new)``. Nothing is ever
-exponentiated above 0, so nothing overflows, and the result equals the ordinary softmax.
-
-FlashAttention also folds the softmax scale into the exponent. It takes the running maximum of the *raw* scores and
-evaluates ``exp2(s * scale * log2(e) - m * scale * log2(e))``; ``exp2`` is the cheaper instruction on GPUs.
-``use_exp2=True`` does the same here.
+A fused attention kernel (FlashAttention and its descendants) never holds a whole row of logits: it walks over the
+keys in blocks, keeping for every query a running maximum ``m`` and a running sum ``l`` of exponentials, and rescales
+what it has accumulated by ``exp(m_old - m_new)`` when a block raises the maximum. Nothing is exponentiated above 0,
+so nothing overflows. FlashAttention also takes the running maximum of the *raw* scores and evaluates ``exp2(s *
+scale * log2(e) - m * scale * log2(e))`` (``exp2`` is cheaper on GPUs): ``use_exp2=True`` here.
 """
 
 from __future__ import annotations

@@ -27,15 +27,10 @@ __all__ = ["RunsHistory", "init_recall_runs", "train_recall_runs"]
 
 @dataclass
 class RunsHistory:
-    """What :func:`train_recall_runs` records: (R, steps) float32 CPU tensors, one row per run, measured like
-    :class:`TrainHistory` on each step's fresh batch, before the update.
-
-    Attributes:
-        loss, accuracy, attention_on_answer: as in :class:`TrainHistory`.
-        logit_std: standard deviation of the batch's B·P attention logits ``scale · q·k`` (as ``Tensor.std``).
-        temperature: the learned factor ``e^τ`` on top of the scale (``learn_temperature``); 1 where none is
-            learned (``None`` in a history built by hand).
-    """
+    """What :func:`train_recall_runs` records: (R, steps) float32 CPU tensors, one row per run, measured on each
+    step's fresh batch before the update: :class:`TrainHistory`'s three, the standard deviation of the batch's B·P
+    attention logits ``scale · q·k`` (``logit_std``), and the learned factor ``e^τ`` on top of the scale
+    (``temperature``: 1 where none is learned, ``None`` in a history built by hand)."""
 
     loss: Tensor
     accuracy: Tensor
@@ -109,22 +104,15 @@ def train_recall_runs(
     """Train R independent runs of :func:`train_recall` at once, as one batched program.
 
     Run ``r`` is ``train_recall(scales[r], optimizer, lrs[r], seeds[r], steps, ..., d_k=d_k[r],
-    qk_gain=qk_gain[r])``: the same initial parameters, the same batches (runs that share a seed share every batch)
-    and the same update (plain SGD, or Adam as ``torch.optim.Adam(fused=True)`` computes it), evaluated in another
-    order (:mod:`helpers.run_stack`), so its curves match the single run's up to float32 rounding. The runs share
-    nothing: one that diverges leaves the others unchanged. ``d_k``, ``qk_gain`` and ``learn_temperature`` are one
-    value for every run, or R of them; runs of several widths train in one step loop, one stack per width.
+    qk_gain=qk_gain[r])``: the same initial parameters, batches and update (SGD, or Adam as
+    ``torch.optim.Adam(fused=True)`` computes it) in another order (:mod:`helpers.run_stack`), so its curves match the
+    single run's up to float32 rounding; one that diverges leaves the others unchanged. ``d_k``, ``qk_gain`` and
+    ``learn_temperature`` are one value for every run, or R of them. Returns a :class:`RunsHistory`, runs in order.
 
-    A run that learns a temperature has a scalar ``τ`` of its own, starting at 0, that multiplies its logits by
-    ``e^τ`` on top of its scale, trained with the other parameters (its gradient is ``Σ z ∂L/∂z`` over the run's
-    logits ``z``); it has no single-run counterpart. A run that learns none keeps ``τ = 0`` exactly and is
-    bit-identical to the same run without the option.
-
-    A run costs about a sixth of :func:`train_recall`'s multiply–adds. On a busy two-core machine call it under
-    ``torch.set_num_threads(1)``: these matmuls are small, and a second thread mostly waits for the busy core.
-
-    Returns:
-        A :class:`RunsHistory` of (R, steps) float32 CPU tensors, in the order of the runs.
+    A run that learns a temperature has a scalar ``τ`` of its own, from 0, that multiplies its logits by ``e^τ`` on
+    top of its scale (its gradient: ``Σ z ∂L/∂z`` over its logits ``z``); a run that learns none is bit-identical to
+    the same run without the option. On a busy two-core machine call this under ``torch.set_num_threads(1)``: the
+    matmuls are small, and a second thread mostly waits for the busy core.
     """
     scales = check.each("scales", scales, check.optional_scale)
     lrs = check.each("lrs", lrs, check.positive_real)

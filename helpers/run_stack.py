@@ -60,22 +60,20 @@ class RunStack:
         learns: list[bool],
     ) -> None:
         self.runs = runs  # the indices of these runs in the caller's order
-        first = states[0]
-        self.n_keys = first["key_embedding.weight"].shape[0]
-        shapes = {
-            "embedding": (self.n_keys + first["value_embedding.weight"].shape[0], first["w_v.weight"].shape[0]),
-            **{name: tuple(first[f"{name}.weight" if name.startswith("w_") else name].shape) for name in _NAMES[1:]},
-        }
-        count = len(runs)
-        self.flat = torch.empty(count * sum(math.prod(shape) for shape in shapes.values()), device=device)
-        self.grad_flat = torch.zeros_like(self.flat)
-        self.params, self.grads = _blocks(self.flat, shapes, count), _blocks(self.grad_flat, shapes, count)
-        for name, block in self.params.items():
+
+        def stacked(name: str) -> Tensor:  # E: each run's key embeddings on its value embeddings
             if name == "embedding":
-                rows = [torch.cat([s["key_embedding.weight"], s["value_embedding.weight"]]) for s in states]
-            else:
-                rows = [s[f"{name}.weight" if name.startswith("w_") else name] for s in states]
-            block.copy_(torch.stack(rows))
+                return torch.stack(
+                    [torch.cat([s["key_embedding.weight"], s["value_embedding.weight"]]) for s in states]
+                )
+            return torch.stack([s[f"{name}.weight" if name.startswith("w_") else name] for s in states])
+
+        initial = {name: stacked(name) for name in _NAMES}
+        flat = torch.empty(sum(t.numel() for t in initial.values()), device=device)
+        self.params, self.grads = _blocks(flat, initial), _blocks(torch.zeros_like(flat), initial)
+        for name, block in self.params.items():
+            block.copy_(initial[name])
+        count = len(runs)
         # What multiplies u·e_key + u·e_value: the run's scale and the 1/sqrt(2) of the memory rows.
         self.factor = (torch.tensor(scales) / math.sqrt(2.0)).to(device).view(-1, 1, 1)
         self.slot = torch.tensor(seed_slots, device=device)  # run -> the batch of its seed
@@ -116,13 +114,12 @@ def step_statistics(
     return torch.stack([loss, accuracy, on_answer, attention_logits.flatten(1).std(dim=1), temperature])
 
 
-def _blocks(flat: Tensor, shapes: dict[str, tuple[int, ...]], count: int) -> dict[str, Tensor]:
-    """``flat`` cut into one contiguous (count, *shape) block per name, in order."""
+def _blocks(flat: Tensor, like: dict[str, Tensor]) -> dict[str, Tensor]:
+    """``flat`` cut into one contiguous block per name, in order, each of the shape of ``like[name]``."""
     blocks, start = {}, 0
-    for name, shape in shapes.items():
-        size = count * math.prod(shape)
-        blocks[name] = flat[start : start + size].view(count, *shape)
-        start += size
+    for name, t in like.items():
+        blocks[name] = flat[start : start + t.numel()].view(t.shape)
+        start += t.numel()
     return blocks
 
 

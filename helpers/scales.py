@@ -1,9 +1,7 @@
 """What a logit multiplier does to attention at initialisation.
 
-Chapters 4 and 5 compare multipliers of the raw scores ``q . k`` (none, ``1/sqrt(d_k)``, ``1/d_k``, ``1/(2
-sqrt(d_k))``, ...) on the same footing: standard-normal queries and keys, one softmax per query, and a random
-upstream gradient, as at the first step of training. ``attention_statistics_at_init`` returns the numbers both
-chapters plot.
+Chapters 4 and 5 compare multipliers of the raw scores ``q . k`` (none, ``1/sqrt(d_k)``, ``1/d_k``, ...) on the same
+footing: standard-normal queries and keys and a random upstream gradient, as at the first step of training.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The softmax that attention applies, looked at from three sides.
 
 ``softmax_entropy`` measures how peaked a row of weights is, ``softmax_backward`` is the gradient that flows back
-through it to the logits (and from there to queries and keys), and ``naive_softmax`` computes ``exp(z) /
-sum(exp(z))`` as written on paper, to show where that overflows.
+through it to the logits, and ``naive_softmax`` is ``exp(z) / sum(exp(z))`` as on paper, to show where it overflows.
 """
 
 from __future__ import annotations
