@@ -1,8 +1,7 @@
 """Tell from the outside whether an attention function puts its scale in the right place.
 
-The probe calls the function in float32 with standard-normal queries and keys (batch, S, d_k) and values that carry
-the identity, ``V = [I | 0]`` (S, d_v), ``d_v > S``: the first ``S`` columns of the output *are* the weights,
-whatever the function's code. Two statistics decide:
+The probe calls the function in float32 with standard-normal queries and keys (batch, S, d_k) and values ``V = [I |
+0]`` (S, d_v), ``d_v > S``: the first ``S`` columns of the output *are* the weights. Two statistics decide:
 
 * the **row sums** of the weights: 1 for a softmax; a scale applied after it makes them that scale;
 * the **implied scale** inside the softmax: for ``p = softmax(c * s)`` over raw scores ``s = q . k``, ``log p_j -

@@ -12,9 +12,7 @@ The third rule, a learned sink logit, is in :mod:`helpers.sink`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 import torch
 from torch import Tensor, nn
@@ -23,11 +21,10 @@ from helpers import _validate as check
 from helpers.device import effective_seed
 from helpers.recall_runs import RunsHistory, init_recall_runs
 from helpers.run_stack import StackedAdam, step_statistics
-from helpers.training import RecallBatch, RecallModel, recall_batch
+from helpers.training import RecallBatch, RecallModel, recall_batch, seeded
 
 __all__ = ["LogitHistory", "QKNormRecallModel", "qk_norm", "train_cosine_runs", "train_logit_rule"]
 
-M = TypeVar("M", bound=nn.Module)
 _RULES = ("sqrt", "qk-norm")  # 1/sqrt(d_k) alone; QK-norm with 1/sqrt(d_k) on top
 
 
@@ -115,8 +112,8 @@ def train_logit_rule(
     seed = check.seed("seed", seed)
     check.positive_ints(steps=steps, batch_size=batch_size, n_pairs=n_pairs, d_k=d_k)
     check.at_most("n_pairs", n_pairs, "n_keys", 32, "keys are distinct within an example")
-    model, optimizer, generator = seeded_adam(
-        lambda: QKNormRecallModel(d_k=d_k, qk_norm=rule == "qk-norm"), lr, seed, device
+    model, optimizer, generator = seeded(
+        lambda: QKNormRecallModel(d_k=d_k, qk_norm=rule == "qk-norm"), "adam", lr, seed, device
     )
     history = LogitHistory()
     for _ in range(steps):
@@ -135,18 +132,6 @@ def train_logit_rule(
             history.max_logit.append(z.max().item())
             history.gain_bound.append(bound)
     return history
-
-
-def seeded_adam(
-    build: Callable[[], M], lr: float, seed: int, device: torch.device | str | None
-) -> tuple[M, torch.optim.Adam, torch.Generator]:
-    """The model ``build()`` draws after ``torch.manual_seed(effective_seed(seed))``, on ``device``; its
-    ``torch.optim.Adam`` (torch's defaults) at ``lr``; and the CPU data generator seeded the same way."""
-    torch.manual_seed(effective_seed(seed))
-    model = build()
-    if device is not None:
-        model = model.to(device)
-    return model, torch.optim.Adam(model.parameters(), lr=lr), torch.Generator().manual_seed(effective_seed(seed))
 
 
 def train_cosine_runs(

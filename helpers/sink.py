@@ -15,7 +15,8 @@ import torch
 from torch import Tensor, nn
 
 from helpers import _validate as check
-from helpers.logit_rules import QKNormRecallModel, seeded_adam
+from helpers.logit_rules import QKNormRecallModel
+from helpers.training import seeded
 
 __all__ = ["NoAnswerBatch", "SinkHistory", "SinkRecallModel", "no_answer_batch", "train_sink"]
 
@@ -120,7 +121,7 @@ def train_sink(
     seed = check.seed("seed", seed)
     check.positive_ints(steps=steps, d_k=d_k)
     no_answer_share = check.real("no_answer_share", no_answer_share, 0.0, 1.0)
-    model, optimizer, generator = seeded_adam(lambda: SinkRecallModel(d_k=d_k, sink=sink), lr, seed, device)
+    model, optimizer, generator = seeded(lambda: SinkRecallModel(d_k=d_k, sink=sink), "adam", lr, seed, device)
     history = SinkHistory()
     for _ in range(steps):
         drawn = no_answer_batch(32, 16, 32, 32, no_answer_share, generator=generator)

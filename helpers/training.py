@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import torch
 from torch import Tensor, nn
@@ -30,6 +30,7 @@ from helpers.device import effective_seed
 __all__ = ["RecallBatch", "RecallModel", "TrainHistory", "recall_batch", "train", "train_recall"]
 
 _OPTIMIZERS = ("adam", "sgd")  # torch.optim.Adam with its defaults, or plain torch.optim.SGD
+M = TypeVar("M", bound=nn.Module)
 
 
 class RecallBatch(NamedTuple):
@@ -69,13 +70,10 @@ def recall_batch(
 class RecallModel(nn.Module):
     """One attention head that reads a set of key–value pairs and answers a query key.
 
-    Args:
-        n_keys, n_values: the sizes of the key and value vocabularies (n_values classes).
-        d_model: D, the width of the embeddings.
-        d_k: the width of queries and keys (the sum in each dot product runs over it).
-        scale: the multiplier of the attention logits; ``None`` means ``1 / sqrt(d_k)``.
-        qk_gain: multiplies the initial ``W_q`` and ``W_k`` each, so the initial logits by ``qk_gain**2``. With
-            ``scale=1.0`` and ``qk_gain = d_k**-0.25`` the 1/sqrt(d_k) sits in the initialisation, as in T5.
+    ``n_keys`` and ``n_values`` are the vocabularies (n_values classes), ``d_model`` D the embeddings' width, ``d_k``
+    the width of queries and keys, ``scale`` the multiplier of the logits (``None``: ``1 / sqrt(d_k)``). ``qk_gain``
+    multiplies the initial ``W_q`` and ``W_k``, the initial logits by its square: with ``scale=1.0`` and ``qk_gain =
+    d_k**-0.25`` the 1/sqrt(d_k) sits in the initialisation, as in T5.
     """
 
     def __init__(
@@ -165,6 +163,20 @@ def train(
     return history
 
 
+def seeded(
+    build: Callable[[], M], optimizer: str, lr: float, seed: int, device: torch.device | str | None
+) -> tuple[M, torch.optim.Optimizer, torch.Generator]:
+    """The model ``build()`` draws after ``torch.manual_seed(effective_seed(seed))``, on ``device``; its optimizer
+    (``"adam"``: ``torch.optim.Adam``, torch's defaults; ``"sgd"``: plain SGD) at ``lr``; a CPU data generator seeded
+    the same way."""
+    torch.manual_seed(effective_seed(seed))
+    model = build()
+    if device is not None:
+        model = model.to(device)
+    opt = (torch.optim.Adam if optimizer == "adam" else torch.optim.SGD)(model.parameters(), lr=lr)
+    return model, opt, torch.Generator().manual_seed(effective_seed(seed))
+
+
 def train_recall(
     scale: float | None = None,
     optimizer: str = "adam",
@@ -186,10 +198,7 @@ def train_recall(
     ``train_recall(scale=1.0)`` is attention without its scale, ``train_recall()`` the standard ``1 / sqrt(d_k)``."""
     check.one_of("optimizer", optimizer, _OPTIMIZERS)
     check.positive_real("lr", lr)
-    torch.manual_seed(effective_seed(seed))
-    model = RecallModel(n_keys, n_values, d_model, d_k, scale, qk_gain)
-    if device is not None:
-        model = model.to(device)
-    opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.SGD
-    opt = opt_class(model.parameters(), lr=lr)
+    model, opt, _ = seeded(
+        lambda: RecallModel(n_keys, n_values, d_model, d_k, scale, qk_gain), optimizer, lr, seed, device
+    )
     return train(model, opt, steps, batch_size, n_pairs, seed=seed, device=device, task=task)
