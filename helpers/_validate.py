@@ -1,8 +1,8 @@
 """The argument checks of helpers' public functions, in one place (private to the package).
 
-A wrong type raises ``TypeError``, a wrong value ``ValueError``, and the message names the argument. Each public
-function calls these at its top, so that the rest of its body is the computation. A check returns the value it
-accepted (a plain ``int`` or ``float`` where it converts one).
+A wrong type raises ``TypeError``, a wrong value ``ValueError``, naming the argument. Each public function calls
+these at its top, so the rest of its body is the computation. A check returns the value it accepted (as a plain
+``int`` or ``float`` where it converts one).
 """
 
 from __future__ import annotations

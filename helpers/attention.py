@@ -49,8 +49,7 @@ def scaled_dot_product_attention(
         is_causal: query i sees keys 0..i only (the top-left lower triangle); not with ``attn_mask``.
         scale: multiplier of the logits; ``None`` means ``1 / sqrt(E)``.
 
-    Returns:
-        ``(output, weights)``: (..., L, E_v) and (..., L, S), each row of weights a distribution over the S keys.
+    Returns ``(output, weights)``: (..., L, E_v) and (..., L, S), each row of weights a distribution over the keys.
     """
     batch = check.query_key(query, key, value)
     L, S = query.shape[-2], key.shape[-2]

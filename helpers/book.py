@@ -20,13 +20,10 @@ def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float,
     """Store ``value`` under ``name`` for ``{glue:text}`` / ``{glue:figure}`` in the book; show nothing.
 
     Numbers (each of a list) are rounded with ``round(value, digits)`` (``digits <= 0`` gives an int), so that what
-    the page shows, and strict nbval compares, is stable across machines. Two kinds of published number:
-
-    * a deterministic result (no ``band``) is compared exactly by strict nbval: its cell is not tagged
-      ``nbval-ignore-output``;
-    * a statistic of a chaotic process (a training run) may move in its last digits from one machine to another: its
-      cell is tagged ``nbval-ignore-output`` and the number carries ``band=(low, high)``, measured over the
-      portability matrix; a rounded value outside it raises ``AssertionError``. Outside IPython only that is checked.
+    the page shows, and strict nbval compares, is stable across machines. A deterministic result (no ``band``) is
+    compared exactly by strict nbval. A statistic of a training run may move in its last digits from one machine to
+    another: its cell is tagged ``nbval-ignore-output`` and it carries ``band=(low, high)``, measured over the
+    portability matrix; a rounded value outside it raises ``AssertionError`` (outside IPython, the only check).
     """
     check.text("name", name)
     if isinstance(value, list) and (digits is not None or band is not None):
@@ -114,15 +111,12 @@ def table(
     caption: str,
     formats: Format | Sequence[Format | None] | None = None,
 ) -> Table:
-    """A :class:`Table` with a caption, for every table of results in the book; end a cell with it to show it.
+    """A :class:`Table` for every table of results in the book; end a cell with it to show it.
 
-    Args:
-        rows: one sequence per row, ``len(columns)`` values each: strings as they are, numbers through ``formats``.
-        columns: the column headers, with units (``"loss (nats)"``).
-        caption: one sentence that says what the table shows (seeds, settings).
-        formats: a format spec for every number (``".2f"``), or one per column (``None``: ``".3g"``), or callables.
-
-    The first column and columns of text are left-aligned, columns of numbers right-aligned.
+    ``rows``: one sequence per row, ``len(columns)`` values each, strings as they are and numbers through
+    ``formats``: one spec for every number (``".2f"``), one per column (``None``: ``".3g"``), or callables.
+    ``columns``: the headers, with units (``"loss (nats)"``); ``caption``: one sentence that says what the table
+    shows. The first column and columns of text are left-aligned, columns of numbers right-aligned.
     """
     check.text("caption", caption)
     columns = check.each("columns", columns, check.string)

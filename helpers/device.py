@@ -18,11 +18,8 @@ def _mps_available() -> bool:
 
 
 def get_device() -> torch.device:
-    """The accelerator to compute on: CUDA, then Apple MPS, then the CPU.
-
-    The environment variable ``BOOK_DEVICE`` (for example ``BOOK_DEVICE=cpu``) forces a device; asking for one that
-    is not there raises ``ValueError``.
-    """
+    """The accelerator to compute on: CUDA, then Apple MPS, then the CPU. ``BOOK_DEVICE`` (``BOOK_DEVICE=cpu``)
+    forces a device; asking for one that is not there raises ``ValueError``."""
     forced = os.environ.get("BOOK_DEVICE", "").strip()
     if forced:
         try:
@@ -58,10 +55,8 @@ def effective_seed(seed: int) -> int:
 
 
 def seed_everything(seed: int) -> None:
-    """Seed Python's, NumPy's (when installed) and torch's generators (all devices).
-
-    The seed goes through :func:`effective_seed`, so ``BOOK_SEED_OFFSET`` shifts it.
-    """
+    """Seed Python's, NumPy's (when installed) and torch's generators (all devices) with
+    :func:`effective_seed`'s ``seed`` (``BOOK_SEED_OFFSET`` shifts it)."""
     seed = effective_seed(seed)
     random.seed(seed)
     try:

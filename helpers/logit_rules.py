@@ -4,9 +4,7 @@
   :class:`QKNormRecallModel` is chapter 6's recall model with it, ``1/sqrt(d_k)`` kept on top.
 - :func:`train_logit_rule`: one run of either, recording the largest logit of each step's batch.
 - :func:`train_cosine_runs`: many stacked runs with cosine attention and a learned temperature instead of the scale
-  (Henry et al. 2020, Swin Transformer V2).
-
-The third rule, a learned sink logit, is in :mod:`helpers.sink`.
+  (Henry et al. 2020, Swin Transformer V2). The third rule, a learned sink logit, is in :mod:`helpers.sink`.
 """
 
 from __future__ import annotations

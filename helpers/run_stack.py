@@ -13,10 +13,9 @@ forward pass computes :class:`helpers.RecallModel`'s function in a cheaper order
     output  = W_v (mass E)                                     # (R, B, D)   = Σ_p weights_p W_v m_p
     logits  = readout(output)                                  # (R, B, n_values)
 
-By linearity, this order multiplies one vector per example by ``W_k`` and by ``W_v`` (the model: all P memory rows)
-and compares it with the V rows of E: six times fewer multiply–adds at P = 16, D = d_k = V = 64. The backward pass
-is the chain rule through these lines, written out; the update is torch's SGD step or fused Adam kernel, once per
-block of runs that share a learning rate. The float32 results differ from the single run's in the last bits only.
+By linearity, this order multiplies one vector per example by ``W_k`` and by ``W_v`` (the model: all P memory rows):
+six times fewer multiply–adds at P = 16, D = d_k = V = 64. The backward pass is the chain rule through these lines,
+written out; the update is torch's SGD step or fused Adam kernel, once per block of runs that share a learning rate.
 """
 
 from __future__ import annotations

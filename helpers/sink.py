@@ -109,8 +109,7 @@ def train_sink(
     d_k: int = 64,
     device: torch.device | str | None = None,
 ) -> SinkHistory:
-    """Train a :class:`SinkRecallModel` (with or without the ``sink``) with Adam on no-answer recall; return its
-    :class:`SinkHistory`.
+    """Train a :class:`SinkRecallModel` (with or without the ``sink``) with Adam on no-answer recall: its history.
 
     Seeds and optimizer as in :func:`helpers.logit_rules.train_logit_rule`; each step draws a fresh
     :func:`no_answer_batch` of 32 rows of 16 pairs. A row's loss is the cross-entropy against its target, or against

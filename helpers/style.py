@@ -1,10 +1,9 @@
 """One look for every figure in the book.
 
-Colours are the Okabe–Ito palette, distinguishable under the common forms of colour blindness. A figure is at most
-``MAX_FIGURE_WIDTH`` inches wide at ``DPI``, so that a 390-px phone shrinks it by no more than ~0.6 and its tick
-labels stay >= 9 CSS px tall; multi-panel figures stack their panels for the same reason. Figures are PNG (SVG
-embeds dates and random ids). The site's desktop layout and the slides show a figure's panels side by side: the
-build draws it a second time, ``wide``, at ``SLIDE_FIGSIZE`` (``tools/figures.py``).
+Colours are the Okabe–Ito palette, distinguishable under the common colour blindnesses. A figure is at most
+``MAX_FIGURE_WIDTH`` inches wide at ``DPI``: a 390-px phone shrinks it by ~0.6 at most, tick labels stay >= 9 CSS px
+tall; panels stack. Figures are PNG (SVG embeds dates and random ids). The build draws a second, ``wide`` copy at
+``SLIDE_FIGSIZE`` for the desktop layout and the slides (``tools/figures.py``).
 """
 
 from __future__ import annotations
