@@ -1,8 +1,7 @@
 """The code the chapters of "Why attention divides by √d_k" share.
 
-``helpers.X`` is what the chapters call; everything else stays in its module (``helpers.training.train``,
-``helpers.diagnostics.CORRECT``, ...). The book's helpers page (``book/helpers.md``) lists every module in reading
-order, each function with its signature and docstring and the chapters that call it.
+``helpers.X`` is what the chapters call; the rest stays in its module (``helpers.diagnostics.CORRECT``). The book's
+helpers page (``book/helpers.md``) lists every module, function and signature, and the chapters that call them.
 """
 
 from helpers.attention import (

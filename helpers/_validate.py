@@ -1,8 +1,8 @@
 """The argument checks of helpers' public functions, in one place (private to the package).
 
-A wrong type raises ``TypeError``, a wrong value ``ValueError``, and the message names the argument. Each public
-function calls these once, at its top, so that the rest of its body is the computation. A check returns the value it
-accepted (as a plain ``int`` or ``float`` where it converts one).
+A wrong type raises ``TypeError``, a wrong value ``ValueError``, naming the argument. Each public function calls
+these at its top, so the rest of its body is the computation. A check returns the value it accepted (as a plain
+``int`` or ``float`` where it converts one).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import torch
 from torch import Tensor
 
 T = TypeVar("T")
-SEQUENCE = " (..., length, features)"  # the layout of attention's arguments, for messages
 
 
 def _listed(words: Iterable[object]) -> str:
@@ -70,10 +69,6 @@ def integer(name: str, value: object, lo: int = 1, hi: int | None = None, why: s
     return n
 
 
-def positive_int(name: str, value: object) -> int:
-    return integer(name, value)
-
-
 def positive_ints(**values: object) -> None:
     """Every keyword an int >= 1: the sizes of a model or of a batch."""
     for name, value in values.items():
@@ -112,10 +107,7 @@ def positive_real(name: str, value: object) -> float:
 
 def optional_scale(name: str, value: object) -> float | None:
     """``None`` (the default scale), or a finite multiplier > 0."""
-    if value is None:
-        return None
-    _numeric(name, value, Real, "a real number or None")
-    return positive_real(name, value)
+    return None if value is None else positive_real(name, _numeric(name, value, Real, "a real number or None"))
 
 
 def scale(name: str, value: object, default: float) -> float:
@@ -233,25 +225,21 @@ def _same_size(dim: int, what: str, **tensors: Tensor) -> None:
         raise ValueError(f"{_listed(tensors)} must have the same {what}, got {got}")
 
 
-def _batch_dims(**tensors: Tensor) -> tuple[int, ...]:
-    """The broadcast of the tensors' batch dimensions (all but the last two)."""
+def query_key(query: Tensor, key: Tensor, value: Tensor | None = None) -> tuple[int, ...]:
+    """query (..., L, E), key (..., S, E) and, where given, value (..., S, E_v); the broadcast of their batch
+    dimensions ``...``."""
+    tensors = {"query": query, "key": key} | ({} if value is None else {"value": value})
+    for name, t in tensors.items():
+        float_tensor(name, t, 2, " (..., length, features)")
+        like(name, t, "query", query)
+    _same_size(-1, "last dimension d_k", query=query, key=key)
+    if value is not None:
+        _same_size(-2, "length S (dimension -2)", key=key, value=value)
     batch = _broadcast(*(tuple(t.shape[:-2]) for t in tensors.values()))
     if batch is None:
         shapes = ", ".join(f"{name} {tuple(t.shape)}" for name, t in tensors.items())
         raise ValueError(f"the batch dimensions of {_listed(tensors)} do not broadcast: {shapes}")
     return batch
-
-
-def query_key(query: Tensor, key: Tensor, value: Tensor | None = None) -> tuple[int, ...]:
-    """query (..., L, E), key (..., S, E) and, where given, value (..., S, E_v); their broadcast batch shape."""
-    tensors = {"query": query, "key": key} | ({} if value is None else {"value": value})
-    for name, t in tensors.items():
-        float_tensor(name, t, 2, SEQUENCE)
-        like(name, t, "query", query)
-    _same_size(-1, "last dimension d_k", query=query, key=key)
-    if value is not None:
-        _same_size(-2, "length S (dimension -2)", key=key, value=value)
-    return _batch_dims(**tensors)
 
 
 def attn_mask(mask: Tensor | None, is_causal: bool, query: Tensor, logits_shape: tuple[int, ...]) -> None:

@@ -1,16 +1,13 @@
 """Scaled dot-product attention, written out by hand.
 
-This is the computation the book is about:
+The computation the book is about:
 
     weights = softmax(query @ key^T * scale + mask)      # (..., L, S)
     output  = weights @ value                            # (..., L, E_v)
 
-with ``scale = 1 / sqrt(E)`` by default, where ``E = query.shape[-1]`` is the width d_k that the dot product sums
-over. Shapes follow ``torch.nn.functional.scaled_dot_product_attention``: ``L`` is the number of queries, ``S`` the
-number of keys, and any leading batch or head dimensions ``...`` broadcast against each other.
-
-Two deliberately wrong versions sit beside the correct one, so that the book can run and measure the two classic
-beginner mistakes.
+with ``scale = 1 / sqrt(E)`` by default, ``E = query.shape[-1]`` the width d_k that the dot product sums over.
+Shapes follow ``torch.nn.functional.scaled_dot_product_attention``: ``L`` queries, ``S`` keys, and leading batch or
+head dimensions ``...`` that broadcast. Beside it, the two classic beginner mistakes, written on purpose.
 """
 
 from __future__ import annotations
@@ -29,16 +26,8 @@ __all__ = [
 
 
 def attention_logits(query: Tensor, key: Tensor, scale: float | None = None) -> Tensor:
-    """The attention logits ``query @ key^T * scale``, before any mask or softmax.
-
-    Args:
-        query: (..., L, E) queries.
-        key: (..., S, E) keys; E must match ``query``.
-        scale: multiplier for the dot products; ``None`` means ``1 / sqrt(E)``.
-
-    Returns:
-        (..., L, S) logits, in the dtype of ``query``.
-    """
+    """(..., L, S) the attention logits ``query @ key^T * scale`` of ``query`` (..., L, E) and ``key`` (..., S, E),
+    before any mask or softmax; ``scale=None`` means ``1 / sqrt(E)``."""
     check.query_key(query, key)
     scale = check.scale("scale", scale, default=1.0 / math.sqrt(query.shape[-1]))
     return (query @ key.transpose(-2, -1)) * scale
@@ -52,22 +41,15 @@ def scaled_dot_product_attention(
     is_causal: bool = False,
     scale: float | None = None,
 ) -> tuple[Tensor, Tensor]:
-    """softmax(Q K^T * scale + mask) V, step by step; returns the weights too.
-
-    Same semantics as ``torch.nn.functional.scaled_dot_product_attention`` for these arguments.
+    """softmax(Q K^T * scale + mask) V, step by step, with torch's semantics for these arguments.
 
     Args:
-        query: (..., L, E) queries.
-        key: (..., S, E) keys.
-        value: (..., S, E_v) values.
-        attn_mask: optional mask broadcastable to (..., L, S). A bool mask marks with True the keys that take part;
-            a float mask (dtype of ``query``) is added to the logits.
-        is_causal: query i sees keys 0..i only (the top-left lower triangle). Cannot be combined with ``attn_mask``.
+        query, key, value: (..., L, E) queries, (..., S, E) keys, (..., S, E_v) values.
+        attn_mask: optional, broadcastable to (..., L, S): bool (True: the key takes part) or added to the logits.
+        is_causal: query i sees keys 0..i only (the top-left lower triangle); not with ``attn_mask``.
         scale: multiplier of the logits; ``None`` means ``1 / sqrt(E)``.
 
-    Returns:
-        ``(output, weights)``: output (..., L, E_v) and the attention weights (..., L, S), each row a probability
-        distribution over the S keys.
+    Returns ``(output, weights)``: (..., L, E_v) and (..., L, S), each row of weights a distribution over the keys.
     """
     batch = check.query_key(query, key, value)
     L, S = query.shape[-2], key.shape[-2]
@@ -92,20 +74,13 @@ def scaled_dot_product_attention(
 
 
 def buggy_attention_no_scale(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
-    """BUG for teaching: softmax(Q K^T) V, the scale forgotten.
-
-    Args: query (..., L, E), key (..., S, E), value (..., S, E_v). Returns: ``(output, weights)`` of shapes (..., L,
-    E_v) and (..., L, S).
-    """
+    """BUG for teaching: softmax(Q K^T) V, the scale forgotten. Shapes as :func:`scaled_dot_product_attention`."""
     return scaled_dot_product_attention(query, key, value, scale=1.0)
 
 
 def buggy_attention_scale_after_softmax(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
-    """BUG for teaching: softmax(Q K^T) / sqrt(E) V, the scale applied after softmax.
-
-    Args: query (..., L, E), key (..., S, E), value (..., S, E_v). Returns: ``(output, weights)`` of shapes (..., L,
-    E_v) and (..., L, S); the weight rows sum to ``1 / sqrt(E)`` instead of 1.
-    """
+    """BUG for teaching: softmax(Q K^T) / sqrt(E) V, the scale applied after the softmax: the weight rows sum to
+    ``1 / sqrt(E)`` instead of 1. Shapes as :func:`scaled_dot_product_attention`."""
     _, weights = buggy_attention_no_scale(query, key, value)
     weights = weights / math.sqrt(query.shape[-1])
     return weights @ value, weights

@@ -10,32 +10,20 @@ from helpers import _validate as check
 
 __all__ = ["GLUE_PREFIX", "Table", "figure_png", "glue", "table"]
 
-# The record format that myst-nb reads for {glue:text} and {glue:figure}: the
-# value's display bundle under prefixed mime types, named in the metadata. It is
-# what ``myst_nb.glue(name, value, display=False)`` emits; writing it here saves
-# every notebook the second it takes to import myst_nb (and Sphinx with it),
-# and keeps notebooks working where myst_nb is not installed, as in Colab.
+# The record myst-nb reads for {glue:text} and {glue:figure}, as ``myst_nb.glue(name, value, display=False)`` emits
+# it: the value's display bundle under prefixed mime types, named in the metadata. Written here, it saves every
+# notebook the second myst_nb (and Sphinx) takes to import, and works where myst_nb is missing, as in Colab.
 GLUE_PREFIX = "application/papermill.record/"
 
 
 def glue(name: str, value: Any, digits: int | None = None, *, band: tuple[float, float] | None = None) -> None:
-    """Store ``value`` under ``name`` for ``{glue:text}`` / ``{glue:figure}`` in the book.
+    """Store ``value`` under ``name`` for ``{glue:text}`` / ``{glue:figure}`` in the book; show nothing.
 
-    Numbers are rounded first with ``round(value, digits)`` (``digits <= 0`` gives an int: ``-1`` rounds to tens),
-    so that what the page shows, and what strict nbval compares, is stable across machines and CPU code paths. A
-    list of numbers is glued as a list, each rounded alike.
-
-    Two kinds of published number, two checks:
-
-    * a deterministic result (no ``band``) is compared exactly by strict nbval, so its cell must not be tagged
-      ``nbval-ignore-output``;
-    * a statistic of a chaotic process (a training run) may move in its last digits from one machine to another. Its
-      cell is tagged ``nbval-ignore-output`` and the number carries ``band=(low, high)``: the rounded value (each
-      value of a list) must lie in that closed interval on every fresh run, or ``glue`` raises ``AssertionError``.
-      Declare the band beside the call, from the spread measured over the portability matrix.
-
-    Nothing is shown and nothing is returned, so a glue call at the end of a cell adds no visible output. Outside
-    IPython only the band is checked.
+    Numbers (each of a list) are rounded with ``round(value, digits)`` (``digits <= 0`` gives an int), so that what
+    the page shows, and strict nbval compares, is stable across machines. A deterministic result (no ``band``) is
+    compared exactly by strict nbval. A statistic of a training run may move in its last digits from one machine to
+    another: its cell is tagged ``nbval-ignore-output`` and it carries ``band=(low, high)``, measured over the
+    portability matrix; a rounded value outside it raises ``AssertionError`` (outside IPython, the only check).
     """
     check.text("name", name)
     if isinstance(value, list) and (digits is not None or band is not None):
@@ -72,11 +60,8 @@ def _rounded(name: str, value: Any, digits: int | None) -> Any:
 
 
 def figure_png(figure: Any) -> Any:
-    """A matplotlib figure as the notebook shows it (a tight PNG at the book's DPI), drawn once and closed.
-
-    Ending a cell with the returned ``IPython.display.Image`` shows it; gluing the same object (``glue(name,
-    image)``) publishes the same bytes, so a figure that is both shown and glued is rendered once instead of twice.
-    """
+    """A matplotlib figure as the notebook shows it (a tight PNG at the book's DPI), drawn once and closed: an
+    ``IPython.display.Image`` to end a cell with and to glue, the same bytes, rendered once."""
     import matplotlib.pyplot as plt
     from IPython.core.pylabtools import print_figure
     from IPython.display import Image
@@ -90,11 +75,8 @@ Format = str | Callable[[Any], str]
 
 
 class Table:
-    """A captioned results table: HTML in the book and in JupyterLab, aligned text in a terminal.
-
-    Build it with :func:`table`. In a notebook, a ``Table`` that ends a cell is displayed; strict nbval compares
-    both its HTML and its text, so format every number at a precision that is stable across machines.
-    """
+    """A captioned results table (:func:`table`): HTML in the book and in JupyterLab, aligned text in a terminal.
+    Strict nbval compares both, so format every number at a precision that is stable across machines."""
 
     def __init__(self, cells: list[list[str]], columns: list[str], caption: str, align: list[str]) -> None:
         self.cells, self.columns, self.caption, self.align = cells, columns, caption, align
@@ -129,19 +111,12 @@ def table(
     caption: str,
     formats: Format | Sequence[Format | None] | None = None,
 ) -> Table:
-    """A results table with a caption, for every table of results in the book.
+    """A :class:`Table` for every table of results in the book; end a cell with it to show it.
 
-    Args:
-        rows: one sequence per row, ``len(columns)`` values each. Strings are shown as they are; numbers go through
-            ``formats``.
-        columns: the column headers, with units (e.g. ``"loss (nats)"``).
-        caption: one sentence that says what the table shows (seeds, settings).
-        formats: a format spec for every number (``".2f"``), or one per column (``None`` for the default ``".3g"``),
-            or callables.
-
-    Returns:
-        A :class:`Table`; end a cell with it to display it. The first column (row labels) and every column that
-        holds text are left-aligned, columns of numbers right-aligned.
+    ``rows``: one sequence per row, ``len(columns)`` values each, strings as they are and numbers through
+    ``formats``: one spec for every number (``".2f"``), one per column (``None``: ``".3g"``), or callables.
+    ``columns``: the headers, with units (``"loss (nats)"``); ``caption``: one sentence that says what the table
+    shows. The first column and columns of text are left-aligned, columns of numbers right-aligned.
     """
     check.text("caption", caption)
     columns = check.each("columns", columns, check.string)
@@ -153,11 +128,8 @@ def table(
         check.length("formats", per_column, n, "one per column")
     for i, values in enumerate(check.sequence("rows", rows)):
         check.length(f"rows[{i}]", check.sequence(f"rows[{i}]", values), n, "one per column")
-    cells = []
-    numeric = [True] * n
-    for values in rows:
-        cells.append([_format(v, f) for v, f in zip(values, per_column, strict=True)])
-        numeric = [was and not isinstance(v, str) for was, v in zip(numeric, values, strict=True)]
+    cells = [[_format(v, f) for v, f in zip(values, per_column, strict=True)] for values in rows]
+    numeric = [all(not isinstance(values[j], str) for values in rows) for j in range(n)]
     align = ["left"] + ["right" if is_number else "left" for is_number in numeric[1:]]
     return Table(cells, list(columns), caption, align)
 

@@ -1,33 +1,23 @@
 """A control task for chapter 7's debugging trick: associative recall in which attention has nothing to choose.
 
-The trick (the article's C7.7) sets the scale to 1.0 on purpose and compares the loss curve with the
-standard run's; "no change" is read as "the task is too easy or the model hardly uses attention". The
-**shared-value** task builds that case by design: :func:`helpers.training.recall_batch`'s recall with every
-pair of an example carrying the answer's value, so that any attention weights lead to it::
-
-    pair_values[b, p] = target[b]        for every pair p of example b
-
-Everything else is :func:`helpers.train_recall`'s (model, initialisation, optimizer, batches): a run with
-seed ``s`` sees the keys, queries and targets that ``train_recall(seed=s)`` sees.
+The trick (the article's C7.7) sets the scale to 1.0 on purpose and reads "no change" in the loss curve as "the task
+is too easy or the model hardly uses attention". The **shared-value** task builds that case: recall with every pair
+carrying the answer's value (``pair_values[b, p] = target[b]``), so that any attention weights lead to it. The rest
+is :func:`helpers.train_recall`'s: seed ``s`` sees the keys, queries and targets of ``train_recall(seed=s)``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from helpers.training import RecallBatch, TrainHistory, recall_batch, train_recall
+from helpers.training import RecallBatch, TrainHistory, train_recall
 
-__all__ = ["share_the_answer", "shared_value_batch", "train_shared_value"]
+__all__ = ["share_the_answer", "train_shared_value"]
 
 
 def share_the_answer(batch: RecallBatch) -> RecallBatch:
     """``batch`` with every pair's value replaced by the answer's: (B, P) ``pair_values = target``."""
     return batch._replace(pair_values=batch.target[:, None].expand_as(batch.pair_values).contiguous())
-
-
-def shared_value_batch(batch_size: int, **options: Any) -> RecallBatch:
-    """:func:`helpers.training.recall_batch` (the same options, the same draws) with the answer shared."""
-    return share_the_answer(recall_batch(batch_size, **options))
 
 
 def train_shared_value(scale: float | None = None, **options: Any) -> TrainHistory:

@@ -1,14 +1,12 @@
 """Reading a training curve: the step at which a run reached an accuracy, and a smoothed curve to plot.
 
-Both take one run (a :class:`helpers.TrainHistory`, lists of floats) or many at once (a
-:class:`helpers.recall_runs.RunsHistory` or an (R, steps) tensor, from :func:`helpers.train_recall_runs`) and apply
-the same rule to each.
+Both take one run (a :class:`helpers.TrainHistory`) or many at once (a :class:`helpers.recall_runs.RunsHistory` or an
+(R, steps) tensor) and apply the same rule to each.
 """
 
 from __future__ import annotations
 
 import math
-from typing import overload
 
 import torch
 from torch import Tensor
@@ -20,31 +18,18 @@ from helpers.training import TrainHistory
 __all__ = ["moving_average", "steps_to_accuracy"]
 
 
-@overload
-def steps_to_accuracy(history: TrainHistory, target: float, window: int = 20) -> int | None: ...
-@overload
-def steps_to_accuracy(history: RunsHistory | Tensor, target: float, window: int = 20) -> Tensor: ...
-
-
 def steps_to_accuracy(
     history: TrainHistory | RunsHistory | Tensor, target: float, window: int = 20
 ) -> int | None | Tensor:
-    """The first step at which the accuracy, averaged over the last ``window`` steps, reaches ``target``.
+    """The first step (1-based, ``window`` at the earliest) at which the accuracy, averaged over the last
+    ``window`` steps, reaches ``target`` in [0, 1].
 
-    Args:
-        history: a :class:`TrainHistory` (one run), or many runs at once: a :class:`RunsHistory` or an (R, steps)
-            accuracy tensor.
-        target: accuracy in [0, 1].
-        window: length of the running mean (steps); the first possible answer is ``window``.
-
-    Returns:
-        One run: the number of steps taken (1-based), or ``None`` if the run never
-        gets there. Many runs: an (R,) float32 tensor of those numbers, ``inf``
-        for a run that never gets there.
+    One run (a :class:`TrainHistory`): that step, or ``None`` if it never gets there. Many runs (a
+    :class:`RunsHistory` or an (R, steps) accuracy tensor): an (R,) float32 tensor of them, ``inf`` for never.
     """
     check.instance("history", history, (TrainHistory, RunsHistory, Tensor), "a TrainHistory, a RunsHistory or a tensor")
     check.real("target", target, 0.0, 1.0)
-    check.positive_int("window", window)
+    check.integer("window", window)
     if not isinstance(history, TrainHistory):
         accuracy = history.accuracy if isinstance(history, RunsHistory) else history
         check.float_tensor("history", accuracy)
@@ -70,16 +55,9 @@ def _steps_to_accuracy_runs(accuracy: Tensor, target: float, window: int) -> Ten
 
 
 def moving_average(values: list[float] | Tensor, window: int = 10) -> Tensor:
-    """Mean of the last ``window`` values at every step (fewer at the start), for readable curves.
-
-    Args:
-        values: (steps,) a training curve.
-        window: how many steps each point averages.
-
-    Returns:
-        (steps,) the smoothed curve, as float32.
-    """
-    window = check.positive_int("window", window)
+    """(steps,) float32: the mean of the last ``window`` values of ``values`` (steps,) at every step (fewer at
+    the start), for readable curves."""
+    window = check.integer("window", window)
     curve = torch.as_tensor(values, dtype=torch.float32)
     check.dims("values", curve, 1, "one curve")
     sums = torch.cat([torch.zeros(1), curve.cumsum(dim=0)])

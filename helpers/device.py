@@ -18,23 +18,16 @@ def _mps_available() -> bool:
 
 
 def get_device() -> torch.device:
-    """The accelerator to compute on: CUDA, then Apple MPS, then the CPU.
-
-    The environment variable ``BOOK_DEVICE`` (for example ``BOOK_DEVICE=cpu``) forces a device; asking for one that
-    is not there raises ``ValueError``.
-    """
+    """The accelerator to compute on: CUDA, then Apple MPS, then the CPU. ``BOOK_DEVICE`` (``BOOK_DEVICE=cpu``)
+    forces a device; asking for one that is not there raises ``ValueError``."""
     forced = os.environ.get("BOOK_DEVICE", "").strip()
     if forced:
         try:
             device = torch.device(forced)
         except RuntimeError:
             raise ValueError(f"BOOK_DEVICE={forced!r} is not a torch device name (try cpu, cuda or mps)") from None
-        available = {
-            "cpu": True,
-            "cuda": torch.cuda.is_available(),
-            "mps": _mps_available(),
-        }.get(device.type, False)
-        if not available:
+        available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": _mps_available()}
+        if not available.get(device.type, False):
             raise ValueError(f"BOOK_DEVICE={forced!r} asks for a device that this machine does not have")
         return device
     if torch.cuda.is_available():
@@ -45,11 +38,10 @@ def get_device() -> torch.device:
 
 
 def effective_seed(seed: int) -> int:
-    """The seed the generators receive for ``seed``: itself, unless ``BOOK_SEED_OFFSET`` is set.
+    """The seed the generators receive for ``seed``: itself, shifted by ``BOOK_SEED_OFFSET`` (an int) where set.
 
-    A GPU draws other random numbers than a CPU from the same seed, so a claim that holds on the committed seeds
-    must also hold on other draws. Setting ``BOOK_SEED_OFFSET`` (an int) shifts every seed the helpers use, which
-    lets a CPU check that (``make portability``, point ``seed-shift``).
+    A GPU draws other numbers than a CPU from one seed, so a claim must hold on other draws too: the offset lets a
+    CPU check that (``make portability``, point ``seed-shift``).
     """
     seed = check.seed("seed", seed)
     offset = os.environ.get("BOOK_SEED_OFFSET", "").strip()
@@ -63,10 +55,8 @@ def effective_seed(seed: int) -> int:
 
 
 def seed_everything(seed: int) -> None:
-    """Seed Python's, NumPy's (when installed) and torch's generators (all devices).
-
-    The seed goes through :func:`effective_seed`, so ``BOOK_SEED_OFFSET`` shifts it.
-    """
+    """Seed Python's, NumPy's (when installed) and torch's generators (all devices) with
+    :func:`effective_seed`'s ``seed`` (``BOOK_SEED_OFFSET`` shifts it)."""
     seed = effective_seed(seed)
     random.seed(seed)
     try:

@@ -1,25 +1,20 @@
 """Tell from the outside whether an attention function puts its scale in the right place.
 
-The probe calls the function with standard-normal queries and keys (batch, S, d_k) and with values that carry the
-identity, ``V = [I | 0]`` (S, d_v) with ``d_v > S``: the first ``S`` columns of the output then *are* the weight
-matrix, whatever the function's code. It checks the function's formula in float32 (a kernel that takes only half
-precision, such as FlashAttention's, is not what runs here). Two statistics decide:
+The probe calls the function in float32 with standard-normal queries and keys (batch, S, d_k) and values ``V = [I |
+0]`` (S, d_v), ``d_v > S``: the first ``S`` columns of the output *are* the weights. Two statistics decide:
 
 * the **row sums** of the weights: 1 for a softmax; a scale applied after it makes them that scale;
 * the **implied scale** inside the softmax: for ``p = softmax(c * s)`` over raw scores ``s = q . k``, ``log p_j -
-  log p_m = c (s_j - s_m)``, so a least-squares fit of log-weight differences against score differences recovers
-  ``c``.
+  log p_m = c (s_j - s_m)``, so a least-squares fit recovers ``c``.
 
-The known scales: ``1/sqrt(d_k)`` (correct), ``1`` (none), ``1/d_k`` (applied twice, or ``d_k`` for its root),
-``1/sqrt(d_v)`` (the value width) and ``1/sqrt(S)`` (the number of keys). They can be told apart only if their
-tolerance bands do not overlap; the probe asks for that with margin (``a - b > 2 rel_tol a`` for every pair ``a >
-b``), chooses ``S`` and ``d_v`` that give it, and raises ``ValueError`` when the given ``d_k``, ``seq_len``,
-``value_width`` or ``rel_tol`` cannot.
+The known scales, ``1/sqrt(d_k)`` (correct), ``1`` (none), ``1/d_k`` (twice), ``1/sqrt(d_v)`` (the value width)
+and ``1/sqrt(S)`` (the number of keys), are told apart only if their tolerance bands do not overlap, with margin
+(``a - b > 2 rel_tol a`` for every pair ``a > b``): the probe chooses ``S`` and ``d_v`` that give it, or raises
+``ValueError`` naming the argument that prevents it.
 
-What it cannot see (it checks a function, not a model): a scale folded into the weights (T5 folds ``1/sqrt(d_k)``
-into ``W_Q``'s initialisation: ``NO_SCALE``); a scale taken from the number of *queries* (as many as keys here:
-``KEY_COUNT_SCALE``); what acts only on large logits (Gemma 2's soft-cap ``50 tanh(z / 50)`` is nearly the identity
-at the probe's few units); a scale within ``rel_tol`` of a known one, which takes that one's name.
+What it cannot see: a scale folded into the weights (T5's, in ``W_Q``'s initialisation: ``NO_SCALE``); one taken
+from the number of *queries* (as many as keys here: ``KEY_COUNT_SCALE``); what acts only on large logits (Gemma 2's
+soft-cap ``50 tanh(z / 50)``); a scale within ``rel_tol`` of a known one, which takes that one's name.
 """
 
 from __future__ import annotations
@@ -33,10 +28,11 @@ from torch import Tensor
 
 from helpers import _validate as check
 from helpers.device import effective_seed
+from helpers.softmax import softmax_entropy
 
 __all__ = [
     "AttentionDiagnosis", "CORRECT", "DOUBLE_SCALE", "KEY_COUNT_SCALE", "NO_SCALE", "SCALE_AFTER_SOFTMAX",
-    "VALUE_WIDTH_SCALE", "UNEXPECTED", "diagnose_attention", "implied_logit_scale", "probe_length", "probe_shape",
+    "VALUE_WIDTH_SCALE", "UNEXPECTED", "diagnose_attention", "implied_logit_scale", "probe_shape",
 ]  # fmt: skip
 
 CORRECT = "correct: scale 1/sqrt(d_k) applied to the logits"
@@ -55,20 +51,10 @@ _VALUE_WIDTH_MULTIPLES = (2, 4, 3, 8, 16)
 
 @dataclass(frozen=True)
 class AttentionDiagnosis:
-    """What :func:`diagnose_attention` found.
-
-    Attributes:
-        verdict: ``CORRECT``, ``NO_SCALE``, ``DOUBLE_SCALE``, ``SCALE_AFTER_SOFTMAX``, ``VALUE_WIDTH_SCALE``,
-            ``KEY_COUNT_SCALE`` or ``UNEXPECTED``.
-        row_sum: mean row sum of the weights (1 for a softmax).
-        row_sum_spread: largest minus smallest row sum.
-        implied_scale: the scale fitted inside the softmax.
-        expected_scale: ``1 / sqrt(d_k)``.
-        entropy_ratio: mean entropy of the (normalised) rows over its maximum ``log(S)``.
-        max_weight: mean largest weight of a (normalised) row.
-        seq_len: S, the probe's number of queries and of keys.
-        value_width: d_v, the width of the probe's values.
-    """
+    """What :func:`diagnose_attention` found: the ``verdict`` (one of the constants above), the mean ``row_sum`` of
+    the weights and its ``row_sum_spread`` (largest minus smallest), the ``implied_scale`` fitted inside the softmax
+    beside the ``expected_scale`` 1/sqrt(d_k), the mean entropy of the normalised rows over ``log(S)``
+    (``entropy_ratio``) and their mean largest weight, and the probe's ``seq_len`` S and ``value_width`` d_v."""
 
     verdict: str
     row_sum: float
@@ -90,18 +76,12 @@ class AttentionDiagnosis:
 
 
 def implied_logit_scale(weights: Tensor, scores: Tensor) -> float:
-    """The scale ``c`` for which the rows of ``weights`` best match ``softmax(c * scores)``.
+    """The scale ``c`` for which the rows of ``weights`` (..., L, S) best match ``softmax(c * scores)``, ``scores``
+    (..., L, S) the raw ``q . k``; ``nan`` if no row has two usable weights.
 
-    Each row is first normalised to sum to 1 (a factor applied after the softmax does not matter). Every usable key
-    ``j`` of a row gives ``log p_j - log p_top = c (s_j - s_top)``, ``top`` the row's largest weight; ``c`` is their
-    least-squares solution through the origin. Underflowed weights are left out.
-
-    Args:
-        weights: (..., L, S) non-negative attention weights, rows not all zero.
-        scores: (..., L, S) raw scores ``q . k`` (before any scale), same shape.
-
-    Returns:
-        The fitted scale as a float; ``nan`` if no row has two usable weights.
+    Each row is normalised to sum to 1 (a factor after the softmax does not matter). Every key ``j`` gives ``log p_j
+    - log p_top = c (s_j - s_top)``, ``top`` the row's largest weight; ``c`` is their least-squares solution through
+    the origin. Underflowed weights are left out.
     """
     check.float_tensor("weights", weights, 1)
     check.float_tensor("scores", scores)
@@ -127,9 +107,8 @@ def _close(a: float, b: float, rel: float) -> bool:
 
 
 def _distinct(a: float, b: float, rel: float) -> bool:
-    """True if ``a`` and ``b`` lie more than ``2 * rel * max(|a|, |b|)`` apart: then, with margin, no value within
-    ``rel`` of one is within ``rel`` of the other (the exact condition, ``|a - b| > rel * (|a| + |b|)``, is
-    weaker)."""
+    """``a`` and ``b`` lie more than ``2 * rel * max(|a|, |b|)`` apart: with margin, nothing within ``rel`` of one
+    is within ``rel`` of the other."""
     return abs(a - b) > 2 * rel * max(abs(a), abs(b))
 
 
@@ -158,32 +137,19 @@ def _clashes(d_k: int, seq_len: int, value_width: int, rel_tol: float) -> list[s
 def probe_shape(
     d_k: int, seq_len: int | None = None, value_width: int | None = None, rel_tol: float = 0.1
 ) -> tuple[int, int]:
-    """The probe's number of keys ``S`` and value width ``d_v``, chosen so that the cases separate.
+    """``(seq_len, value_width)``: the probe's number of keys ``S`` and value width ``d_v`` (> S), chosen so that
+    every known scale differs from every other by more than ``2 * rel_tol`` (relative to the larger).
 
-    Every known scale inside the softmax must differ from every other by more than ``2 * rel_tol`` (relative to the
-    larger of each pair). ``S`` is the first of 32, 16, 64, 8, 128, 4, 256, 2, 512 for which some ``d_v`` among 2,
-    4, 3, 8 and 16 times ``S`` does so, and ``d_v`` the first such multiple; a given ``seq_len`` or ``value_width``
-    is checked instead of chosen.
-
-    Args:
-        d_k: width of queries and keys (>= 1).
-        seq_len: S, or ``None`` to choose it.
-        value_width: d_v (> S: the identity must fit), or ``None`` to choose it.
-        rel_tol: the diagnosis' relative tolerance, in (0, 1).
-
-    Returns:
-        ``(seq_len, value_width)``.
-
-    Raises:
-        ValueError: if ``d_k`` is too close to 1 for a missing scale to be told from the right one, or if no (or the
-            given) shape separates the cases; the message names the argument and the clash.
+    ``S`` is the first of ``_SEQ_LEN_CANDIDATES`` for which a multiple of it in ``_VALUE_WIDTH_MULTIPLES`` does so,
+    ``d_v`` the first such; a given ``seq_len`` or ``value_width`` is checked instead. Raises ``ValueError``, naming
+    the argument and the clash, if ``d_k`` is too close to 1 or no (or the given) shape separates the cases.
     """
-    d_k = check.positive_int("d_k", d_k)
+    d_k = check.integer("d_k", d_k)
     rel_tol = check.real("rel_tol", rel_tol, 0, 1, exclusive=True)
     if seq_len is not None:
         seq_len = check.integer("seq_len", seq_len, 2, why=" (a softmax over one key says nothing)")
     if value_width is not None:
-        value_width = check.positive_int("value_width", value_width)
+        value_width = check.integer("value_width", value_width)
     if not _distinct(1.0 / math.sqrt(d_k), 1.0, rel_tol):
         raise ValueError(
             f"d_k = {d_k} is too small for rel_tol = {rel_tol}: 1/sqrt(d_k) = {1 / math.sqrt(d_k):.3g} is within "
@@ -220,11 +186,6 @@ def probe_shape(
     )
 
 
-def probe_length(d_k: int, rel_tol: float = 0.1) -> int:
-    """The number of keys ``S`` that :func:`probe_shape` chooses at ``d_k`` (see there)."""
-    return probe_shape(d_k, rel_tol=rel_tol)[0]
-
-
 def diagnose_attention(
     attention: Callable[[Tensor, Tensor, Tensor], object],
     d_k: int = 64,
@@ -235,34 +196,18 @@ def diagnose_attention(
     rel_tol: float = 0.1,
     value_width: int | None = None,
 ) -> AttentionDiagnosis:
-    """Probe ``attention`` and say whether, and how, its scale is misplaced.
+    """Probe ``attention`` and say whether, and how, its scale is misplaced: an :class:`AttentionDiagnosis`.
 
-    ``attention(query, key, value)`` is called with standard-normal ``query`` and ``key`` (batch, S, d_k) and with
-    ``value`` the (S, d_v) matrix ``[I | 0]`` broadcast over the batch, in float32. It may return the output (batch,
-    S, d_v) or a tuple that starts with it (as the functions in ``helpers`` do).
-
-    Args:
-        attention: the function under test.
-        d_k: width of queries and keys, at least 2 (at ``d_k = 1`` the right scale is 1, as none).
-        seq_len: S, the number of queries and of keys; ``None`` chooses one (:func:`probe_shape`).
-        batch: number of independent probe sequences.
-        seed: seed of the probe's own generator (the global one is untouched).
-        device: where to run the probe; ``None`` means the CPU.
-        rel_tol: relative tolerance for "sums to 1" and "matches a scale".
-        value_width: d_v, greater than S; ``None`` chooses one (:func:`probe_shape`).
-
-    Returns:
-        An :class:`AttentionDiagnosis`; also the entropy of the rows against its maximum ``log(S)`` and the mean
-        largest weight, the human-readable face of the same fact.
-
-    Raises:
-        ValueError: if the arguments leave two cases too close to tell apart (the message names the argument), or if
-            ``attention`` returns an output of the wrong shape.
-        TypeError: if ``attention`` returns no tensor.
+    ``attention(query, key, value)`` gets standard-normal ``query`` and ``key`` (batch, S, d_k) and ``value`` the
+    (S, d_v) matrix ``[I | 0]`` broadcast over the batch, in float32, and returns the output (batch, S, d_v) or a
+    tuple that starts with it. ``d_k`` is at least 2 (at 1 the right scale is none); ``seq_len`` S and
+    ``value_width`` d_v are chosen by :func:`probe_shape` where None; ``seed`` seeds the probe's own generator (the
+    global one is untouched); ``rel_tol`` is the tolerance of "sums to 1" and "matches a scale". A wrong output is a
+    ``TypeError`` (no tensor) or a ``ValueError`` (its shape).
     """
     if not callable(attention):
         raise TypeError(f"attention must be callable, got {type(attention).__name__}")
-    batch = check.positive_int("batch", batch)
+    batch = check.integer("batch", batch)
     seed = check.seed("seed", seed)
     seq_len, value_width = probe_shape(d_k, seq_len, value_width, rel_tol)
     device = torch.device("cpu") if device is None else torch.device(device)
@@ -295,8 +240,7 @@ def diagnose_attention(
     scale = implied_logit_scale(weights, scores) if readable else math.nan
     expected = 1.0 / math.sqrt(d_k)
     distributions = weights / row_sums.unsqueeze(-1)
-    entropy = -torch.special.xlogy(distributions, distributions).sum(dim=-1)
-    entropy_ratio = (entropy.mean() / math.log(seq_len)).item()
+    entropy_ratio = (softmax_entropy(distributions).mean() / math.log(seq_len)).item()
     max_weight = distributions.amax(dim=-1).mean().item()
 
     rows_constant = readable and spread <= rel_tol * abs(row_sum)

@@ -1,21 +1,16 @@
 """Rules that recent models apply to the attention logits besides the scale, measured on the recall task.
 
-- :func:`qk_norm`: the per-head RMSNorm with a learned gain that Qwen3 and Gemma 3 apply to queries and keys;
-  :class:`QKNormRecallModel` is chapter 6's recall model with it, the scale ``1/sqrt(d_k)`` kept on top
-  (``qk_norm=False``: exactly :class:`helpers.RecallModel`'s function).
+- :func:`qk_norm`: the per-head RMSNorm with a learned gain of Qwen3 and Gemma 3, on queries and keys;
+  :class:`QKNormRecallModel` is chapter 6's recall model with it, ``1/sqrt(d_k)`` kept on top.
 - :func:`train_logit_rule`: one run of either, recording the largest logit of each step's batch.
-- :func:`train_cosine_runs`: many runs with cosine attention and a learned temperature instead of the scale (QK-norm
-  as Henry et al. 2020 and Swin Transformer V2 write it), stacked along a run axis.
-
-A learned sink logit, the third rule, is in :mod:`helpers.sink`.
+- :func:`train_cosine_runs`: many stacked runs with cosine attention and a learned temperature instead of the scale
+  (Henry et al. 2020, Swin Transformer V2). The third rule, a learned sink logit, is in :mod:`helpers.sink`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 import torch
 from torch import Tensor, nn
@@ -24,27 +19,16 @@ from helpers import _validate as check
 from helpers.device import effective_seed
 from helpers.recall_runs import RunsHistory, init_recall_runs
 from helpers.run_stack import StackedAdam, step_statistics
-from helpers.softmax import softmax_entropy
-from helpers.training import RecallBatch, RecallModel, _draw_recall_batch
+from helpers.training import RecallBatch, RecallModel, recall_batch, seeded
 
 __all__ = ["LogitHistory", "QKNormRecallModel", "qk_norm", "train_cosine_runs", "train_logit_rule"]
 
-M = TypeVar("M", bound=nn.Module)
 _RULES = ("sqrt", "qk-norm")  # 1/sqrt(d_k) alone; QK-norm with 1/sqrt(d_k) on top
 
 
 def qk_norm(x: Tensor, gain: Tensor, eps: float = 1e-6) -> Tensor:
-    """``x * gain / sqrt(mean(x**2) + eps)`` over the last dimension: each vector gets root mean square
-    ``|gain|`` (for a constant gain), whatever its size before.
-
-    Args:
-        x: (..., d) queries or keys, floating point.
-        gain: (d,) the learned gain, in the dtype of ``x``.
-        eps: added to the mean square, > 0.
-
-    Returns:
-        (..., d), the shape and dtype of ``x``.
-    """
+    """``x * gain / sqrt(mean(x**2) + eps)`` over the last dimension of ``x`` (..., d), ``gain`` (d,): each vector
+    gets root mean square ``|gain|`` (for a constant gain), whatever its size before. Returns (..., d)."""
     check.float_tensor("x", x, 1, "(..., d)")
     check.float_tensor("gain", gain, 1, "(d,)")
     check.shape("gain", gain, (x.shape[-1],), "(d,) with d = x.shape[-1]")
@@ -54,15 +38,10 @@ def qk_norm(x: Tensor, gain: Tensor, eps: float = 1e-6) -> Tensor:
 
 
 class QKNormRecallModel(RecallModel):
-    """:class:`helpers.RecallModel` with QK-norm on its queries and keys, and its scale kept.
+    """:class:`helpers.RecallModel` with :func:`qk_norm` on its queries and keys, and its scale kept.
 
-    ``RecallModel``'s parameters are drawn first, in the same order, so one seed gives both models the same ones;
-    the gains ``q_gain`` and ``k_gain`` (d_k,) start at 1 and draw nothing.
-
-    Args:
-        n_keys, n_values, d_model, d_k: as in :class:`helpers.RecallModel`.
-        qk_norm: apply :func:`qk_norm` to ``q`` and ``k`` before their product; ``False`` gives ``RecallModel``'s
-            function exactly (the gains then get no gradient).
+    ``RecallModel``'s parameters are drawn first, so one seed gives both models the same ones; the gains ``q_gain``
+    and ``k_gain`` (d_k,) start at 1 and draw nothing. ``qk_norm=False`` computes ``RecallModel``'s function.
     """
 
     def __init__(
@@ -102,21 +81,14 @@ class QKNormRecallModel(RecallModel):
 
 @dataclass
 class LogitHistory:
-    """What :func:`train_logit_rule` records at every step, on that step's fresh batch.
-
-    Attributes:
-        loss, accuracy: cross-entropy and share answered correctly, per step.
-        max_logit: the largest attention logit of the batch.
-        entropy: the mean entropy of the batch's attention rows, in nats.
-        gain_bound: ``sqrt(d_k) * max|q_gain| * max|k_gain|`` of the gains that made the step's logits: under
-            ``"qk-norm"`` no logit of that step exceeds it (eq-ch8-qk-bound); under ``"sqrt"`` the gains are unused
-            and it stays ``sqrt(d_k)``.
-    """
+    """What :func:`train_logit_rule` records at every step, on that step's fresh batch: ``loss``, ``accuracy``,
+    the largest attention logit (``max_logit``) and ``gain_bound`` =
+    ``sqrt(d_k) * max|q_gain| * max|k_gain|`` of the gains that made the step's logits: under ``"qk-norm"`` no logit
+    of the step exceeds it (eq-ch8-qk-bound); under ``"sqrt"`` it stays ``sqrt(d_k)``."""
 
     loss: list[float] = field(default_factory=list)
     accuracy: list[float] = field(default_factory=list)
     max_logit: list[float] = field(default_factory=list)
-    entropy: list[float] = field(default_factory=list)
     gain_bound: list[float] = field(default_factory=list)
 
 
@@ -130,32 +102,20 @@ def train_logit_rule(
     d_k: int = 64,
     device: torch.device | str | None = None,
 ) -> LogitHistory:
-    """Build a recall model from ``seed`` under ``rule``, train it with Adam, return its history.
-
-    As :func:`helpers.train_recall` with ``optimizer="adam"``: parameters drawn after
-    ``torch.manual_seed(effective_seed(seed))``, batches from a CPU generator seeded the same way (32 keys, 32
-    values, width 64), one ``torch.optim.Adam`` step (torch's defaults) per fresh batch; the QK-norm gains are
-    trained with the other parameters.
-
-    Args:
-        rule: ``"sqrt"`` (``1/sqrt(d_k)`` alone) or ``"qk-norm"`` (:func:`qk_norm`, then ``1/sqrt(d_k)``).
-        lr: Adam's learning rate, > 0.
-        seed: seeds the parameters and the data.
-        steps, batch_size, n_pairs: as in :func:`helpers.train`.
-        d_k: the width of queries and keys.
-        device: where to compute (default: the CPU).
-    """
+    """Train one :class:`QKNormRecallModel` under ``rule``, ``"sqrt"`` (``1/sqrt(d_k)`` alone) or ``"qk-norm"``
+    (:func:`qk_norm`, then ``1/sqrt(d_k)``), as :func:`helpers.train_recall` with Adam at ``lr`` (seeds, batches,
+    32 keys and values, width 64); the gains train too. Returns its :class:`LogitHistory`."""
     check.one_of("rule", rule, _RULES)
     lr = check.positive_real("lr", lr)
     seed = check.seed("seed", seed)
     check.positive_ints(steps=steps, batch_size=batch_size, n_pairs=n_pairs, d_k=d_k)
     check.at_most("n_pairs", n_pairs, "n_keys", 32, "keys are distinct within an example")
-    model, optimizer, generator = seeded_adam(
-        lambda: QKNormRecallModel(d_k=d_k, qk_norm=rule == "qk-norm"), lr, seed, device
+    model, optimizer, generator = seeded(
+        lambda: QKNormRecallModel(d_k=d_k, qk_norm=rule == "qk-norm"), "adam", lr, seed, device
     )
     history = LogitHistory()
     for _ in range(steps):
-        batch = _draw_recall_batch(batch_size, n_pairs, 32, 32, generator, device)
+        batch = recall_batch(batch_size, n_pairs, generator=generator, device=device)
         z = model.attention_logits(batch.pair_keys, batch.pair_values, batch.query)  # (B, P)
         logits, weights = model.answer(z, batch.pair_keys, batch.pair_values)
         loss = nn.functional.cross_entropy(logits, batch.target)
@@ -168,21 +128,8 @@ def train_logit_rule(
             history.loss.append(loss.item())
             history.accuracy.append((logits.argmax(-1) == batch.target).float().mean().item())
             history.max_logit.append(z.max().item())
-            history.entropy.append(softmax_entropy(weights).mean().item())
             history.gain_bound.append(bound)
     return history
-
-
-def seeded_adam(
-    build: Callable[[], M], lr: float, seed: int, device: torch.device | str | None
-) -> tuple[M, torch.optim.Adam, torch.Generator]:
-    """The model ``build()`` draws after ``torch.manual_seed(effective_seed(seed))``, on ``device``; its
-    ``torch.optim.Adam`` (torch's defaults) at ``lr``; and the CPU data generator seeded the same way."""
-    torch.manual_seed(effective_seed(seed))
-    model = build()
-    if device is not None:
-        model = model.to(device)
-    return model, torch.optim.Adam(model.parameters(), lr=lr), torch.Generator().manual_seed(effective_seed(seed))
 
 
 def train_cosine_runs(
@@ -197,25 +144,12 @@ def train_cosine_runs(
 ) -> RunsHistory:
     """Train R recall models with cosine attention and a learned temperature, with Adam, as one program.
 
-    Run ``r`` is chapter 6's recall model (the parameters :func:`helpers.recall_runs.init_recall_runs` draws from
-    ``seeds[r]``, the batches of ``train_recall(seed=seeds[r])``) with its logits ``q · k / sqrt(d_k)`` replaced by
-    ``t · cos(q, k)``: no ``1/sqrt(d_k)``, and ``t = exp(min(τ, ln temperature_cap))`` with a learned scalar ``τ``
-    starting at ``ln temperature_init``, as Swin Transformer V2 writes its per-head ``logit_scale`` (initialised at
-    ``log(10)``, clamped at ``log(1 / 0.01)``; Liu et al. 2022). Every parameter and ``τ`` are trained by Adam
-    (torch's defaults, the fused kernel) at the run's rate; autograd computes the gradients of the stacked runs.
-
-    Args:
-        lrs: R learning rates, finite and > 0.
-        seeds: R seeds of the parameters and the data.
-        d_k: the width of queries and keys, for every run.
-        steps: training steps, each on a fresh batch of 32 examples of 16 pairs.
-        temperature_init: ``t`` at the start, > 0.
-        temperature_cap: the largest ``t``, at least ``temperature_init``.
-        device: where to compute (default: the CPU); the data are drawn on the CPU.
-
-    Returns:
-        A :class:`helpers.recall_runs.RunsHistory` of (R, steps) float32 CPU tensors, measured on each step's batch
-        before its update; ``logit_std`` is the spread of ``t · cos(q, k)``, ``temperature`` is ``t``.
+    Run ``r`` is ``train_recall(lr=lrs[r], seed=seeds[r], d_k=d_k, steps=steps)`` (same parameters, same batches)
+    with the logits ``q · k / sqrt(d_k)`` replaced by ``t · cos(q, k)``, ``t = exp(min(τ, ln temperature_cap))`` and
+    a learned scalar ``τ`` starting at ``ln temperature_init``: Swin Transformer V2's per-head ``logit_scale``
+    (from ``log(10)``, clamped at ``log(100)``; Liu et al. 2022). Autograd computes the stacked runs' gradients;
+    torch's fused Adam updates them. Returns a :class:`helpers.recall_runs.RunsHistory` (R, steps) in which
+    ``logit_std`` is the spread of ``t · cos(q, k)`` and ``temperature`` is ``t``.
     """
     lrs = check.each("lrs", lrs, check.positive_real)
     seeds = check.each("seeds", seeds, check.seed)
@@ -232,9 +166,9 @@ def train_cosine_runs(
     distinct = list(dict.fromkeys(seeds))
     generators = [torch.Generator().manual_seed(effective_seed(seed)) for seed in distinct]
     slot = torch.tensor([distinct.index(seeds[r]) for r in order], device=device)
-    record = torch.empty(7, len(order), steps, device=device)
+    record = torch.empty(5, len(order), steps, device=device)
     for step in range(steps):
-        per_seed = [_draw_recall_batch(32, 16, 32, 32, g) for g in generators]
+        per_seed = [recall_batch(32, generator=g) for g in generators]
         batch = RecallBatch(*(torch.stack(f).to(device)[slot] for f in zip(*per_seed, strict=True)))  # (R, B, ...)
         temperature = tau.clamp(max=math.log(temperature_cap)).exp()  # (R,)
         logits, weights, z = _cosine_forward(params, temperature, batch)
@@ -250,10 +184,9 @@ def train_cosine_runs(
 
 
 def _cosine_forward(params: list[Tensor], temperature: Tensor, batch: RecallBatch) -> tuple[Tensor, Tensor, Tensor]:
-    """RecallModel's function for R stacked runs (``params``: its state_dict's tensors, each (R, ...)), with
-    ``t · cos(q, k)`` as the attention logits (``temperature``: (R,) each run's ``t``; ``batch``: fields (R, B,
-    ...)). Returns the class logits (R, B, n_values), the weights (R, B, P) and the logits z (R, B, P).
-    """
+    """RecallModel's function for R stacked runs (``params``: its state_dict's tensors, each (R, ...); ``batch``:
+    fields (R, B, ...)) with logits ``t · cos(q, k)`` (``temperature``: (R,)). Returns the class logits (R, B,
+    n_values), the weights (R, B, P) and the logits z (R, B, P)."""
     key_embedding, value_embedding, w_q, w_k, w_v, readout, bias = params
     runs, (batch_size, n_pairs) = key_embedding.shape[0], batch.pair_keys.shape[1:]
     run = torch.arange(runs, device=key_embedding.device)

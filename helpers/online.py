@@ -1,13 +1,10 @@
 """Softmax and attention computed block by block, the way fused kernels do it.
 
-A fused attention kernel (FlashAttention and its descendants) never holds a whole row of logits. It walks over the
-keys in blocks and keeps, for every query, a running maximum ``m`` and a running sum ``l`` of exponentials. When a
-block raises the maximum, everything accumulated so far is rescaled by ``exp(m_old - m_new)``. Nothing is ever
-exponentiated above 0, so nothing overflows, and the result equals the ordinary softmax.
-
-FlashAttention also folds the softmax scale into the exponent. It takes the running maximum of the *raw* scores and
-evaluates ``exp2(s * scale * log2(e) - m * scale * log2(e))``; ``exp2`` is the cheaper instruction on GPUs.
-``use_exp2=True`` does the same here.
+A fused attention kernel (FlashAttention and its descendants) never holds a whole row of logits: it walks over the
+keys in blocks, keeping for every query a running maximum ``m`` and a running sum ``l`` of exponentials, and rescales
+what it has accumulated by ``exp(m_old - m_new)`` when a block raises the maximum. Nothing is exponentiated above 0,
+so nothing overflows. FlashAttention also takes the running maximum of the *raw* scores and evaluates ``exp2(s *
+scale * log2(e) - m * scale * log2(e))`` (``exp2`` is cheaper on GPUs): ``use_exp2=True`` here.
 """
 
 from __future__ import annotations
@@ -25,22 +22,13 @@ LOG2_E = math.log2(math.e)
 
 
 def online_softmax(logits: Tensor, block_size: int = 64) -> Tensor:
-    """Softmax over the last dimension, reading it block by block.
-
-    One streaming pass keeps the running maximum and the running sum of ``exp(logit - max)``; a second pass
-    normalises. Computed in the dtype of ``logits``.
-
-    Args:
-        logits: (..., S) floating-point logits.
-        block_size: how many entries of the last dimension one step reads.
-
-    Returns:
-        (..., S) probabilities, equal to ``torch.softmax(logits, dim=-1)`` up to rounding.
-    """
+    """``torch.softmax(logits, dim=-1)`` of ``logits`` (..., S), up to rounding, reading ``block_size`` entries a
+    step: one streaming pass keeps the running maximum and the running sum of ``exp(logit - max)``, a second
+    normalises. Computed in the dtype of ``logits``."""
     check.float_tensor("logits", logits, 1)
     if logits.shape[-1] == 0:
         raise ValueError(f"logits must have a non-empty last dimension, got shape {tuple(logits.shape)}")
-    block_size = check.positive_int("block_size", block_size)
+    block_size = check.integer("block_size", block_size)
     running_max = torch.full(logits.shape[:-1], -math.inf, dtype=logits.dtype, device=logits.device)
     running_sum = torch.zeros(logits.shape[:-1], dtype=logits.dtype, device=logits.device)
     for block in torch.split(logits, block_size, dim=-1):
@@ -61,24 +49,15 @@ def online_attention(
     block_size: int = 64,
     use_exp2: bool = False,
 ) -> Tensor:
-    """Attention over key/value blocks with a running max and sum (FlashAttention's forward pass).
+    """(..., L, E_v) ``softmax(Q K^T * scale) V`` up to rounding, over blocks of ``block_size`` keys with a running
+    max and sum: FlashAttention's forward pass, without a mask, in the dtype of the inputs.
 
-    No mask; computed in the dtype of the inputs.
-
-    Args:
-        query, key, value: (..., L, E) queries, (..., S, E) keys and (..., S, E_v) values, as for
-            :func:`helpers.scaled_dot_product_attention`.
-        scale: multiplier of the logits; ``None`` means ``1 / sqrt(E)``.
-        block_size: how many keys one step reads.
-        use_exp2: fold ``scale * log2(e)`` into ``exp2`` after the running max of the raw scores, as FlashAttention
-            does, instead of ``exp`` of the scaled scores.
-
-    Returns:
-        (..., L, E_v) output, equal to ``softmax(Q K^T * scale) V`` up to rounding.
+    Shapes and ``scale`` as :func:`helpers.scaled_dot_product_attention`. ``use_exp2``: fold ``scale * log2(e)``
+    into ``exp2`` after the running max of the raw scores, as FlashAttention does.
     """
     batch = check.query_key(query, key, value)
     scale = check.scale("scale", scale, default=1.0 / math.sqrt(query.shape[-1]))
-    block_size = check.positive_int("block_size", block_size)
+    block_size = check.integer("block_size", block_size)
     check.boolean("use_exp2", use_exp2)
 
     L, E_v = query.shape[-2], value.shape[-1]

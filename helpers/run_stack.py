@@ -13,16 +13,15 @@ forward pass computes :class:`helpers.RecallModel`'s function in a cheaper order
     output  = W_v (mass E)                                     # (R, B, D)   = Σ_p weights_p W_v m_p
     logits  = readout(output)                                  # (R, B, n_values)
 
-The model multiplies all P memory rows of an example by ``W_k`` and by ``W_v``; by linearity this order multiplies
-one vector per example each way and compares it with the V rows of E instead: six times fewer multiply–adds at the
-book's sizes (P = 16, D = d_k = 64, V = 64). The backward pass is the chain rule through these lines, written out
-(no autograd graph), and the update is torch's own SGD step or its fused Adam kernel, once per block of runs that
-share a learning rate. The float32 results differ from the single run's in the last bits only.
+By linearity, this order multiplies one vector per example by ``W_k`` and by ``W_v`` (the model: all P memory rows):
+six times fewer multiply–adds at P = 16, D = d_k = V = 64. The backward pass is the chain rule through these lines,
+written out; the update is torch's SGD step or fused Adam kernel, once per block of runs that share a learning rate.
 """
 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import torch
 from torch import Tensor
@@ -32,20 +31,19 @@ from helpers.training import RecallBatch
 
 __all__ = ["RunStack", "StackedAdam", "StackedSGD", "step_statistics"]
 
-SATURATED = 0.99  # an attention row counts as saturated when its largest weight is at least this
-_ADAM_BETAS, _ADAM_EPS = (0.9, 0.999), 1e-8  # torch.optim.Adam's defaults
-
-
+# torch's fused Adam kernel with torch.optim.Adam's defaults, as torch.optim.Adam(fused=True) calls it
+_fused_adam = partial(
+    torch._fused_adam_, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False
+)
 _NAMES = ("embedding", "w_q", "w_k", "w_v", "readout.weight", "readout.bias")  # the stacked parameters, in order
 
 
 class RunStack:
     """The runs of one d_k: parameters, gradients and optimizer state, stacked along a run axis.
 
-    Each parameter is a contiguous (R, ...) block of one flat buffer, so the batched matrix products read and write
-    it in place. ``embedding`` is E, the key embeddings stacked on the value embeddings (R, V, D); the others are
-    ``RecallModel``'s (``w_q`` (R, d_k, D), ``w_k``, ``w_v`` (R, D, D), ``readout.weight`` (R, n_values, D),
-    ``readout.bias`` (R, n_values)).
+    Each parameter is a contiguous (R, ...) block of one flat buffer: ``embedding`` E (R, V, D), then
+    ``RecallModel``'s ``w_q`` (R, d_k, D), ``w_k``, ``w_v`` (R, D, D), ``readout.weight`` (R, n_values, D) and
+    ``readout.bias`` (R, n_values).
     """
 
     def __init__(
@@ -61,36 +59,34 @@ class RunStack:
         learns: list[bool],
     ) -> None:
         self.runs = runs  # the indices of these runs in the caller's order
-        first = states[0]
-        self.n_keys = first["key_embedding.weight"].shape[0]
-        shapes = {
-            "embedding": (self.n_keys + first["value_embedding.weight"].shape[0], first["w_v.weight"].shape[0]),
-            **{name: tuple(first[f"{name}.weight" if name.startswith("w_") else name].shape) for name in _NAMES[1:]},
-        }
-        count = len(runs)
-        self.flat = torch.empty(count * sum(math.prod(shape) for shape in shapes.values()), device=device)
-        self.grad_flat = torch.zeros_like(self.flat)
-        self.params, self.grads = _blocks(self.flat, shapes, count), _blocks(self.grad_flat, shapes, count)
-        for name, block in self.params.items():
+
+        def stacked(name: str) -> Tensor:  # E: each run's key embeddings on its value embeddings
             if name == "embedding":
-                rows = [torch.cat([s["key_embedding.weight"], s["value_embedding.weight"]]) for s in states]
-            else:
-                rows = [s[f"{name}.weight" if name.startswith("w_") else name] for s in states]
-            block.copy_(torch.stack(rows))
+                return torch.stack(
+                    [torch.cat([s["key_embedding.weight"], s["value_embedding.weight"]]) for s in states]
+                )
+            return torch.stack([s[f"{name}.weight" if name.startswith("w_") else name] for s in states])
+
+        initial = {name: stacked(name) for name in _NAMES}
+        flat = torch.empty(sum(t.numel() for t in initial.values()), device=device)
+        self.params, self.grads = _blocks(flat, initial), _blocks(torch.zeros_like(flat), initial)
+        for name, block in self.params.items():
+            block.copy_(initial[name])
+        count = len(runs)
         # What multiplies u·e_key + u·e_value: the run's scale and the 1/sqrt(2) of the memory rows.
         self.factor = (torch.tensor(scales) / math.sqrt(2.0)).to(device).view(-1, 1, 1)
         self.slot = torch.tensor(seed_slots, device=device)  # run -> the batch of its seed
-        # τ of each run's learnable temperature, and 1 where a run learns one (0: its gradient is zeroed, τ stays
-        # 0); a stack in which no run learns one leaves τ out of every computation
+        # each run's τ, and 1 where it is learned (0: its gradient is zeroed, τ stays 0); a stack in which no run
+        # learns one leaves τ out of every computation
         self.learns = any(learns)
         self.tau, self.g_tau = torch.zeros(count, device=device), torch.zeros(count, device=device)
         self.learning = torch.tensor(learns, dtype=torch.float32, device=device)
         leaves = list(self.params.values()) + ([self.tau] if self.learns else [])
         self.update = (StackedAdam if optimizer == "adam" else StackedSGD)(leaves, lrs)
-        self.record = torch.empty(7, count, steps, device=device)  # one column per step; no host sync in the loop
+        self.record = torch.empty(5, count, steps, device=device)  # one column per step; no host sync in the loop
 
     def step(self, batch: RecallBatch, step: int) -> None:
-        """Train every run one step on its seed's batch (fields (S, B, ...)), and record the step."""
+        """Train every run one step on its seed's batch (fields (S, B, ...)), and record it."""
         batch = RecallBatch(*(field[self.slot] for field in batch))  # (R, B, ...)
         temperature = self.tau.exp()  # (R,): exactly 1 for a run that learns none
         if self.learns:
@@ -109,37 +105,20 @@ class RunStack:
 def step_statistics(
     batch: RecallBatch, loss: Tensor, logits: Tensor, weights: Tensor, attention_logits: Tensor, temperature: Tensor
 ) -> Tensor:
-    """(7, R) what a step records of R runs, in the order of :class:`helpers.recall_runs.RunsHistory`'s fields.
-
-    Args:
-        batch: the step's :class:`RecallBatch`, fields (R, B, ...).
-        loss: (R,) the mean cross-entropy of each run.
-        logits: (R, B, n_values) the class logits.
-        weights: (R, B, P) the attention weights.
-        attention_logits: (R, B, P) the logits the softmax took.
-        temperature: (R,) the factor on top of the scale.
-    """
-    largest = weights.amax(dim=-1)  # (R, B)
-    return torch.stack(
-        [
-            loss,
-            (logits.argmax(dim=-1) == batch.target).float().mean(dim=1),
-            weights.gather(2, batch.position[..., None]).mean(dim=(1, 2)),
-            largest.mean(dim=1),
-            (largest >= SATURATED).float().mean(dim=1),
-            attention_logits.flatten(1).std(dim=1),
-            temperature,
-        ]
-    )
+    """(5, R) what a step records of R runs, in the order of :class:`helpers.recall_runs.RunsHistory`'s fields,
+    from the step's ``batch`` (fields (R, B, ...)), ``loss`` (R,), class ``logits`` (R, B, n_values), attention
+    ``weights`` and ``attention_logits`` (R, B, P) and the ``temperature`` (R,) on top of the scale."""
+    accuracy = (logits.argmax(dim=-1) == batch.target).float().mean(dim=1)
+    on_answer = weights.gather(2, batch.position[..., None]).mean(dim=(1, 2))
+    return torch.stack([loss, accuracy, on_answer, attention_logits.flatten(1).std(dim=1), temperature])
 
 
-def _blocks(flat: Tensor, shapes: dict[str, tuple[int, ...]], count: int) -> dict[str, Tensor]:
-    """``flat`` cut into one contiguous (count, *shape) block per name, in order."""
+def _blocks(flat: Tensor, like: dict[str, Tensor]) -> dict[str, Tensor]:
+    """``flat`` cut into one contiguous block per name, in order, each of the shape of ``like[name]``."""
     blocks, start = {}, 0
-    for name, shape in shapes.items():
-        size = count * math.prod(shape)
-        blocks[name] = flat[start : start + size].view(count, *shape)
-        start += size
+    for name, t in like.items():
+        blocks[name] = flat[start : start + t.numel()].view(t.shape)
+        start += t.numel()
     return blocks
 
 
@@ -153,19 +132,11 @@ def _recall_runs_step(
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """One forward and one backward pass of R runs, in the order of the module docstring.
 
-    Writes into ``grads`` the gradient of each run's mean cross-entropy with respect to its own parameters (the runs
-    share nothing), by the chain rule written out, matrix product by matrix product, in reverse.
-
-    Args:
-        params, grads: the stacked parameters and their gradients (:class:`RunStack`).
-        batch: a :class:`RecallBatch` whose fields have a leading run axis: (R, B, P) and (R, B).
-        factor: (R, 1, 1) each run's scale divided by sqrt(2) (times its temperature e^τ).
-        g_tau: where given, (R,) receives d loss / d τ = Σ z · d loss / d z over each run's attention logits z (z is
-            proportional to e^τ).
-
-    Returns:
-        ``(loss, logits, weights, attention_logits)``: the mean cross-entropy (R,), the class logits (R, B,
-        n_values), the attention weights (R, B, P) and logits ``scale · q·k`` (R, B, P).
+    Writes into ``grads`` the gradient of each run's mean cross-entropy with respect to its own ``params`` (R, ...),
+    matrix product by matrix product, in reverse. ``batch``: fields (R, B, P) and (R, B); ``factor`` (R, 1, 1): each
+    run's scale / sqrt(2) (times e^τ); ``g_tau``, where given, (R,) receives d loss / d τ = Σ z · d loss / d z over
+    each run's attention logits z. Returns the loss (R,), class logits (R, B, n_values), attention weights and
+    logits ``scale · q·k`` (R, B, P).
     """
     E, w_q, w_k, w_v, w_o, b_o = (params[name] for name in _NAMES)
     g_E, g_w_q, g_w_k, g_w_v, g_w_o, g_b_o = (grads[name] for name in _NAMES)
@@ -227,11 +198,8 @@ def _equal_lr_blocks(lrs: list[float]) -> list[tuple[float, slice]]:
 
 
 class StackedSGD:
-    """``torch.optim.SGD`` (no momentum) on stacked parameters, with one learning rate per run.
-
-    Each block of runs that share a rate is updated with torch's own operation, ``param.add_(grad, alpha=-lr)``: bit
-    for bit what ``torch.optim.SGD`` computes.
-    """
+    """``torch.optim.SGD`` (no momentum) on stacked parameters, one learning rate per run: bit for bit its
+    ``param.add_(grad, alpha=-lr)``, once per block of runs that share a rate."""
 
     def __init__(self, params: list[Tensor], lrs: list[float]) -> None:
         self.params, self.blocks = params, _equal_lr_blocks(lrs)
@@ -243,12 +211,8 @@ class StackedSGD:
 
 
 class StackedAdam:
-    """``torch.optim.Adam(fused=True)`` (its defaults) on stacked parameters, with one learning rate per run.
-
-    Each block of runs that share a rate is updated by torch's fused Adam kernel, the one
-    ``torch.optim.Adam(fused=True)`` calls, with the same arguments: bit for bit its update. One pass over the
-    parameters instead of seven.
-    """
+    """``torch.optim.Adam(fused=True)`` (its defaults) on stacked parameters, one learning rate per run: bit for
+    bit its update, the same fused kernel called once per block of runs that share a rate."""
 
     def __init__(self, params: list[Tensor], lrs: list[float]) -> None:
         self.params, self.blocks = params, _equal_lr_blocks(lrs)
@@ -257,21 +221,8 @@ class StackedAdam:
         self.t = torch.zeros((), device=params[0].device)  # the step count, shared by every run
 
     def step(self, grads: list[Tensor]) -> None:
-        beta1, beta2 = _ADAM_BETAS
         self.t += 1
+        t = [self.t] * len(self.params)  # every run's step count: one tensor
         for lr, runs in self.blocks:
-            torch._fused_adam_(
-                [p[runs] for p in self.params],
-                [g[runs] for g in grads],
-                [m[runs] for m in self.exp_avg],
-                [v[runs] for v in self.exp_avg_sq],
-                [],
-                [self.t] * len(self.params),
-                lr=lr,
-                beta1=beta1,
-                beta2=beta2,
-                weight_decay=0.0,
-                eps=_ADAM_EPS,
-                amsgrad=False,
-                maximize=False,
-            )
+            p, g, m, v = ([x[runs] for x in xs] for xs in (self.params, grads, self.exp_avg, self.exp_avg_sq))
+            _fused_adam(p, g, m, v, [], t, lr=lr)

@@ -1,9 +1,7 @@
 """What a logit multiplier does to attention at initialisation.
 
-Chapters 4 and 5 compare multipliers of the raw scores ``q . k`` (none, ``1/sqrt(d_k)``, ``1/d_k``, ``1/(2
-sqrt(d_k))``, ...) on the same footing: standard-normal queries and keys, one softmax per query, and a random
-upstream gradient, as at the first step of training. ``attention_statistics_at_init`` returns the numbers both
-chapters plot.
+Chapters 4 and 5 compare multipliers of the raw scores ``q . k`` (none, ``1/sqrt(d_k)``, ``1/d_k``, ...) on the same
+footing: standard-normal queries and keys and a random upstream gradient, as at the first step of training.
 """
 
 from __future__ import annotations
@@ -17,10 +15,7 @@ from helpers.attention import attention_logits
 from helpers.device import seed_everything
 from helpers.softmax import softmax_backward, softmax_entropy
 
-__all__ = ["STATISTICS", "attention_statistics_at_init"]
-
-#: The keys of the dictionary that ``attention_statistics_at_init`` returns.
-STATISTICS: tuple[str, ...] = ("logit std", "entropy", "max weight", "logit grad norm", "query grad norm")
+__all__ = ["attention_statistics_at_init"]
 
 
 def attention_statistics_at_init(
@@ -33,27 +28,15 @@ def attention_statistics_at_init(
 ) -> list[dict[str, float]]:
     """Logit spread, softmax entropy and gradient sizes, for each multiplier of the same scores.
 
-    Draws queries and keys of shape (batch, seq_len, d_k) and an upstream gradient ``g = dLoss/dp`` of shape (batch,
-    seq_len, seq_len), all standard normal and in float32 (the loss ``sum(p * g)`` of the article's experiment),
-    once; then, for each multiplier, with ``z = multiplier * q @ k^T`` and ``p = softmax(z)`` row by row, it returns
-    the means over all rows of
+    After ``helpers.seed_everything(seed)``, draws queries and keys (batch, seq_len, d_k) and an upstream gradient
+    ``g = dLoss/dp`` (batch, seq_len, seq_len), standard normal, float32 (the loss ``sum(p * g)``), once; then for
+    each multiplier, with ``z = multiplier * q @ k^T`` and ``p = softmax(z)``, returns a dict of the means over rows:
 
     - ``"logit std"``: the standard deviation of the logits ``z`` (over all entries),
     - ``"entropy"``: the entropy of a row of ``p``, in nats (``log(seq_len)`` is uniform),
     - ``"max weight"``: the largest weight in a row,
     - ``"logit grad norm"``: the norm of ``dLoss/dz`` for a row (``helpers.softmax_backward``),
     - ``"query grad norm"``: the norm of ``dLoss/dq = multiplier * (dLoss/dz) @ k`` for a query.
-
-    Args:
-        d_k: width of queries and keys.
-        multipliers: the positive numbers the raw scores are multiplied by (one result each).
-        seed: seeds every generator (``helpers.seed_everything``) before the draws.
-        batch: number of independent sequences.
-        seq_len: number of queries and of keys per sequence.
-        device: where to compute; ``None`` means the CPU.
-
-    Returns:
-        One dict per multiplier, in order, with the keys of ``STATISTICS``, each a Python float.
     """
     check.positive_ints(d_k=d_k, batch=batch, seq_len=seq_len)
     multipliers = check.each("multipliers", multipliers, check.positive_real)

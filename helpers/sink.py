@@ -15,21 +15,16 @@ import torch
 from torch import Tensor, nn
 
 from helpers import _validate as check
-from helpers.logit_rules import QKNormRecallModel, seeded_adam
+from helpers.logit_rules import QKNormRecallModel
+from helpers.training import seeded
 
 __all__ = ["NoAnswerBatch", "SinkHistory", "SinkRecallModel", "no_answer_batch", "train_sink"]
 
 
 class NoAnswerBatch(NamedTuple):
-    """A batch of recall in which some queries have no answer.
-
-    Attributes:
-        pair_keys: (B, P) int64 keys of the pairs, distinct within a row, in [0, n_keys).
-        pair_values: (B, P) int64 values of the pairs, in [0, n_values).
-        query: (B,) int64: one of the row's keys where ``answerable``, else a key the row does not hold.
-        target: (B,) int64 the value paired with ``query``; -1 where the row has no answer.
-        answerable: (B,) bool, whether ``query`` is among the row's keys.
-    """
+    """A batch of recall in which some queries have no answer: :class:`helpers.training.RecallBatch`'s
+    ``pair_keys`` and ``pair_values`` (B, P); ``query`` (B,), one of the row's keys where ``answerable`` (B,) bool,
+    else a key the row does not hold; ``target`` (B,), the value paired with ``query``, -1 where there is none."""
 
     pair_keys: Tensor
     pair_values: Tensor
@@ -47,34 +42,16 @@ def no_answer_batch(
     *,
     generator: torch.Generator | None = None,
 ) -> NoAnswerBatch:
-    """Draw recall examples of which about ``no_answer_share`` ask for a key that is not there.
+    """A :class:`NoAnswerBatch` on the CPU, drawn from ``generator`` (torch's global one where None).
 
-    Each row's keys are the first ``n_pairs`` of a random permutation of the ``n_keys`` keys; its query is one of
-    them (the target is its value) or, with probability ``no_answer_share``, one of the others. Nothing then says
-    which value is meant, so a calibrated model answers such a row with the uniform distribution over the
-    ``n_values`` values.
-
-    Args:
-        batch_size: B.
-        n_pairs: P, fewer than ``n_keys`` (an absent key must exist).
-        n_keys, n_values: the sizes of the two vocabularies.
-        no_answer_share: the probability that a row has no answer, in [0, 1].
-        generator: a CPU ``torch.Generator``; ``None`` uses torch's global one.
-
-    Returns:
-        A :class:`NoAnswerBatch` on the CPU, shapes (B, P), (B, P), (B,), (B,), (B,).
+    Each row's keys are the first ``n_pairs`` (< ``n_keys``) of a random permutation of the keys; its query is one of
+    them or, with probability ``no_answer_share``, one of the others. Nothing then says which value is meant, so a
+    calibrated model answers such a row with the uniform distribution over the ``n_values`` values.
     """
     check.positive_ints(batch_size=batch_size, n_pairs=n_pairs, n_keys=n_keys, n_values=n_values)
     check.at_most("n_pairs", n_pairs, "n_keys - 1", n_keys - 1, "a query with no answer needs a key the row lacks")
-    no_answer_share = check.real("no_answer_share", no_answer_share, 0.0, 1.0)
+    share = check.real("no_answer_share", no_answer_share, 0.0, 1.0)
     check.instance("generator", generator, (torch.Generator, type(None)), "a torch.Generator or None")
-    return _draw(batch_size, n_pairs, n_keys, n_values, no_answer_share, generator)
-
-
-def _draw(
-    batch_size: int, n_pairs: int, n_keys: int, n_values: int, share: float, generator: torch.Generator | None
-) -> NoAnswerBatch:
-    """:func:`no_answer_batch` without the checks, for the training loop."""
     keys = torch.rand(batch_size, n_keys, generator=generator).argsort(dim=-1)  # (B, n_keys), a permutation
     pair_values = torch.randint(0, n_values, (batch_size, n_pairs), generator=generator)
     position = torch.randint(0, n_pairs, (batch_size,), generator=generator)
@@ -90,15 +67,9 @@ class SinkRecallModel(QKNormRecallModel):
     """The recall model (logits ``q · k / sqrt(d_k)``, no QK-norm) with a learned sink logit.
 
     The softmax runs over the row's ``P`` logits and ``sink_logit``, a learned scalar that starts at 0; the sink's
-    weight is then dropped, so the weights on the pairs sum to ``1 - sink weight``. This is gpt-oss's sink
-    (``eager_attention_forward`` in ``models/gpt_oss/modeling_gpt_oss.py``, transformers v4.56.0: the per-head
-    ``sinks`` concatenated to the logits before the softmax, sliced off after), for one head. With ``sink=False``
-    the model computes what :class:`helpers.RecallModel` does (the sink logit then gets no gradient). One seed draws
-    the same parameters in both.
-
-    Args:
-        n_keys, n_values, d_model, d_k: as in :class:`helpers.RecallModel`.
-        sink: whether the softmax sees the sink logit.
+    weight is then dropped, so the weights on the pairs sum to ``1 - sink weight``: gpt-oss's per-head ``sinks``
+    (``eager_attention_forward`` in ``models/gpt_oss/modeling_gpt_oss.py``, transformers v4.56.0), for one head.
+    ``sink=False`` computes :class:`helpers.RecallModel`'s function; one seed draws the same parameters in both.
     """
 
     def __init__(self, n_keys: int = 32, n_values: int = 32, d_model: int = 64, d_k: int = 64, sink: bool = True):
@@ -116,16 +87,10 @@ class SinkRecallModel(QKNormRecallModel):
 
 @dataclass
 class SinkHistory:
-    """What :func:`train_sink` records at every step, on that step's fresh batch, before its update.
-
-    Attributes:
-        loss: the training loss (the mean over the batch's rows, see :func:`train_sink`).
-        accuracy: share of the answerable rows answered correctly.
-        no_answer_kl: mean over the rows with no answer of KL(uniform ‖ the model's answer), in nats.
-        sink_no_answer, sink_answerable: mean weight the sink took in the rows with no answer, and in the answerable
-            rows (0 without a sink).
-        sink_logit: the sink logit that made the step's weights.
-    """
+    """What :func:`train_sink` records at every step, on that step's fresh batch, before its update: the ``loss``;
+    the share of the answerable rows answered correctly (``accuracy``); the mean KL(uniform ‖ answer) in nats over
+    the rows with no answer (``no_answer_kl``); the sink's mean weight in those rows and in the answerable ones
+    (``sink_no_answer``, ``sink_answerable``: 0 without a sink); the ``sink_logit`` that made the step's weights."""
 
     loss: list[float] = field(default_factory=list)
     accuracy: list[float] = field(default_factory=list)
@@ -144,33 +109,22 @@ def train_sink(
     d_k: int = 64,
     device: torch.device | str | None = None,
 ) -> SinkHistory:
-    """Build a :class:`SinkRecallModel` from ``seed``, train it with Adam on no-answer recall, return its history.
+    """Train a :class:`SinkRecallModel` (with or without the ``sink``) with Adam on no-answer recall: its history.
 
-    Each step draws a fresh :func:`no_answer_batch` of 32 rows of 16 pairs (32 keys, 32 values) from a CPU generator
-    seeded with ``effective_seed(seed)``, the parameters having been drawn under
-    ``torch.manual_seed(effective_seed(seed))``. A row's loss is the cross-entropy against its target where it has
-    one, and against the uniform distribution over the values where it has none (``ln n_values`` plus KL(uniform ‖
-    answer)); the step's loss is their mean, and one ``torch.optim.Adam`` update (torch's defaults) trains every
-    parameter, the sink logit too.
-
-    Args:
-        sink: whether the model has the sink logit.
-        lr: Adam's learning rate, > 0.
-        seed: seeds the parameters and the data.
-        steps: the number of steps.
-        no_answer_share: as in :func:`no_answer_batch`.
-        d_k: the width of queries and keys.
-        device: where to compute (default: the CPU); the data are drawn on the CPU.
+    Seeds and optimizer as in :func:`helpers.logit_rules.train_logit_rule`; each step draws a fresh
+    :func:`no_answer_batch` of 32 rows of 16 pairs. A row's loss is the cross-entropy against its target, or against
+    the uniform distribution over the values where it has none (``ln n_values`` plus KL(uniform ‖ answer)).
     """
     sink = check.boolean("sink", sink)
     lr = check.positive_real("lr", lr)
     seed = check.seed("seed", seed)
     check.positive_ints(steps=steps, d_k=d_k)
     no_answer_share = check.real("no_answer_share", no_answer_share, 0.0, 1.0)
-    model, optimizer, generator = seeded_adam(lambda: SinkRecallModel(d_k=d_k, sink=sink), lr, seed, device)
+    model, optimizer, generator = seeded(lambda: SinkRecallModel(d_k=d_k, sink=sink), "adam", lr, seed, device)
     history = SinkHistory()
     for _ in range(steps):
-        batch = NoAnswerBatch(*(f.to(device) for f in _draw(32, 16, 32, 32, no_answer_share, generator)))
+        drawn = no_answer_batch(32, 16, 32, 32, no_answer_share, generator=generator)
+        batch = NoAnswerBatch(*(f.to(device) for f in drawn))
         z = model.attention_logits(batch.pair_keys, batch.pair_values, batch.query)  # (B, P)
         logits, weights = model.answer(z, batch.pair_keys, batch.pair_values)
         log_p = logits.log_softmax(dim=-1)  # (B, n_values)

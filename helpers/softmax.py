@@ -1,8 +1,7 @@
 """The softmax that attention applies, looked at from three sides.
 
 ``softmax_entropy`` measures how peaked a row of weights is, ``softmax_backward`` is the gradient that flows back
-through it to the logits (and from there to queries and keys), and ``naive_softmax`` computes ``exp(z) /
-sum(exp(z))`` as written on paper, to show where that overflows.
+through it to the logits, and ``naive_softmax`` is ``exp(z) / sum(exp(z))`` as on paper, to show where it overflows.
 """
 
 from __future__ import annotations
@@ -16,17 +15,9 @@ __all__ = ["naive_softmax", "softmax_backward", "softmax_entropy"]
 
 
 def softmax_entropy(p: Tensor, dim: int = -1) -> Tensor:
-    """Shannon entropy in nats of the distributions ``p`` along ``dim``.
+    """Shannon entropy in nats of the distributions ``p`` (..., n, ...) along ``dim``: ``p`` with ``dim`` removed.
 
-    ``0 * log 0`` counts as 0, so one-hot rows have entropy 0 and uniform rows over n entries have entropy
-    ``log(n)``.
-
-    Args:
-        p: (..., n, ...) probabilities (non-negative, summing to 1 along ``dim``).
-        dim: the dimension that holds each distribution.
-
-    Returns:
-        ``p`` with ``dim`` removed: (..., ...).
+    ``0 * log 0`` counts as 0: a one-hot row has entropy 0, a uniform row over n entries ``log(n)``.
     """
     check.float_tensor("p", p, 1)
     entropy: Tensor = -torch.special.xlogy(p, p).sum(dim=dim)  # torch.special's stubs return Any
@@ -34,18 +25,11 @@ def softmax_entropy(p: Tensor, dim: int = -1) -> Tensor:
 
 
 def softmax_backward(weights: Tensor, grad_weights: Tensor) -> Tensor:
-    """The gradient that flows back through a softmax to its logits.
+    """(..., S) the gradient ``dLoss/dz`` that flows back through a softmax to its logits.
 
-    For ``p = softmax(z)`` along the last dimension and an upstream gradient ``g = dLoss/dp``, the Jacobian ``J_ij =
-    p_i (delta_ij - p_j)`` gives ``dLoss/dz = J^T g = p * (g - sum_j p_j g_j)``. That is what autograd computes,
-    written out so the book can look inside it.
-
-    Args:
-        weights: (..., S) softmax outputs ``p`` (rows summing to 1).
-        grad_weights: (..., S) upstream gradient ``dLoss/dp``, broadcastable to ``weights``.
-
-    Returns:
-        (..., S) gradient with respect to the logits ``z``.
+    For ``weights`` ``p = softmax(z)`` (..., S) and an upstream ``grad_weights`` ``g = dLoss/dp`` broadcastable to
+    it, the Jacobian ``J_ij = p_i (delta_ij - p_j)`` gives ``dLoss/dz = J^T g = p * (g - sum_j p_j g_j)``: what
+    autograd computes, written out so the book can look inside it.
     """
     check.float_tensor("weights", weights, 1)
     check.float_tensor("grad_weights", grad_weights, 1)
@@ -55,20 +39,12 @@ def softmax_backward(weights: Tensor, grad_weights: Tensor) -> Tensor:
 
 
 def naive_softmax(logits: Tensor) -> Tensor:
-    """FOR DEMONSTRATION: ``exp(z) / sum(exp(z))`` over the last dimension, as written on paper.
+    """FOR DEMONSTRATION: ``exp(z) / sum(exp(z))`` over the last dimension of ``logits`` (..., S), as on paper.
 
-    No library computes it this way: without subtracting the row maximum first, it breaks in two ways once the row's
-    log-sum-exp passes ln of the dtype's largest number (about 11.09 in float16, 88.72 in float32). An ``exp``
-    overflows to ``inf`` and the row becomes ``NaN``; or every ``exp`` fits but their sum overflows, and the row
-    comes back as all zeros: finite, and wrong. The exact boundary is where the sum of the rounded exponentials
-    rounds to ``inf`` (in float16: from 65520). The book uses it to show when that happens; ``torch.softmax`` and
-    ``helpers.online_softmax`` never overflow for finite logits.
-
-    Args:
-        logits: (..., S) floating-point logits.
-
-    Returns:
-        (..., S) weights, in the dtype of ``logits``.
+    Without subtracting the row maximum first, it breaks once the row's log-sum-exp passes ln of the dtype's largest
+    number (about 11.09 in float16, 88.72 in float32): an ``exp`` overflows and the row becomes ``NaN``, or every
+    ``exp`` fits but their sum rounds to ``inf`` (in float16: from 65520) and the row comes back as zeros: finite,
+    and wrong. ``torch.softmax`` and ``helpers.online_softmax`` never overflow for finite logits.
     """
     check.float_tensor("logits", logits, 1)
     exponentials = torch.exp(logits)

@@ -1,14 +1,10 @@
 """One look for every figure in the book.
 
-Colours are the Okabe–Ito palette, which stays distinguishable under the common forms of colour blindness. Sizes are
-chosen to read on a phone: a figure is at most ``MAX_FIGURE_WIDTH`` inches wide at ``DPI``; the book's site
-shows it at its natural size, where its smallest text (8 pt or more) is at least 12 CSS px, scrolling sideways
-on a phone narrower than the figure. Multi-panel figures stack their panels vertically (one column) for the same
-reason. Figures are rendered as PNG: SVG output embeds dates and random
-ids, which would make the executed notebooks change on every run.
-
-A figure that the site's desktop layout and the slides show side by side is drawn a second time, ``wide``, at
-``SLIDE_FIGSIZE``; the build makes that copy (``tools/figures.py``).
+Colours are the Okabe–Ito palette, distinguishable under the common colour blindnesses. A figure is at most
+``MAX_FIGURE_WIDTH`` inches wide at ``DPI``; the site shows it at its natural size, where its smallest text (8 pt or
+more) is at least 12 CSS px, scrolling sideways on a phone narrower than the figure; panels stack. Figures are PNG
+(SVG embeds dates and random ids). The build draws a second, ``wide`` copy at ``SLIDE_FIGSIZE`` for the desktop
+layout and the slides (``tools/figures.py``).
 """
 
 from __future__ import annotations
@@ -95,19 +91,9 @@ def plot_band(
     color: str | None = None,
     **line_kwargs: Any,
 ) -> None:
-    """Draw the mean over seeds as a line and the min–max range over seeds as a band.
-
-    The book's one way to show a result with its spread: every seed lies inside the band, so a claim that holds "on
-    every seed" can be read off the figure.
-
-    Args:
-        ax: a matplotlib Axes.
-        x: (n_points,) positions on the x axis.
-        curves: (n_seeds, n_points) values, one row per seed (tensor or array).
-        label: legend entry of the line.
-        color: line and band colour (default: the next colour of the cycle).
-        **line_kwargs: passed to ``ax.plot`` (``marker``, ``linestyle``, ...).
-    """
+    """Draw on ``ax`` the mean over seeds of ``curves`` (n_seeds, n_points) at ``x`` (n_points,) as a line, and
+    their min–max range as a band: every seed lies inside it, so a claim "on every seed" can be read off the figure.
+    ``label`` and ``color`` (default: the cycle's next) are the line's; ``line_kwargs`` go to ``ax.plot``."""
     import numpy as np
 
     values = np.asarray(curves.detach().cpu() if hasattr(curves, "detach") else curves, dtype=float)

@@ -1,27 +1,16 @@
 """A tiny attention model trained on associative recall, to watch the scale at work.
 
-The task (associative recall): each example shows ``n_pairs`` key–value pairs and then one query key, taken from the
-pairs; the target is the value paired with that key. Keys are distinct within an example, values are not. The only
-way to answer is to attend to the pair whose key matches the query, so the task measures whether attention learns to
-find the right position.
-
-The model is one attention head and nothing else that could solve the task alone::
+Each example shows ``n_pairs`` key–value pairs (keys distinct) and one of their keys as the query; the target is its
+value, so the only way to answer is to attend to the right pair. The model is one attention head and nothing else::
 
     memory  = (key_embedding[pair_keys] + value_embedding[pair_values]) / sqrt(2)   # (B, P, D)
     query   = key_embedding[query_key]                                              # (B, 1, D)
     output, weights = scaled_dot_product_attention(query W_q, memory W_k, memory W_v, scale=scale)
     logits  = readout(output)                                                       # (B, n_values)
 
-Embeddings are drawn from N(0, 1) and ``W_q``, ``W_k`` from N(0, 1/D), so at initialisation the components of
-queries and keys have variance about 1, the assumption under which the raw dot products have variance d_k. The
-``scale`` (``None`` means ``1 / sqrt(d_k)``) is the multiplier of the logits, passed to
-:func:`helpers.scaled_dot_product_attention`.
-
-Shapes: ``B`` batch, ``P`` pairs per example, ``D`` model width, ``d_k`` the width of queries and keys.
-
-This file is the model and the loop that chapter 6 asks its readers to read. The chapters' grids train many runs of
-this model at once with the batched engine in :mod:`helpers.recall_runs`; :mod:`helpers.curves` reads the runs'
-histories.
+Embeddings are N(0, 1) and ``W_q``, ``W_k`` N(0, 1/D): queries and keys start with unit-variance components, the
+raw dot products with variance d_k. ``B`` is the batch, ``P`` the pairs, ``D`` the width. Chapter 6 asks its readers
+to read this model and loop; the chapters' grids train many runs at once (:mod:`helpers.recall_runs`).
 """
 
 from __future__ import annotations
@@ -29,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import torch
 from torch import Tensor, nn
@@ -41,18 +30,13 @@ from helpers.device import effective_seed
 __all__ = ["RecallBatch", "RecallModel", "TrainHistory", "recall_batch", "train", "train_recall"]
 
 _OPTIMIZERS = ("adam", "sgd")  # torch.optim.Adam with its defaults, or plain torch.optim.SGD
+M = TypeVar("M", bound=nn.Module)
 
 
 class RecallBatch(NamedTuple):
-    """One batch of associative recall; every field is an int64 tensor.
-
-    Attributes:
-        pair_keys: (B, P) the keys of the pairs, distinct within a row, in [0, n_keys).
-        pair_values: (B, P) the values of the pairs, in [0, n_values).
-        query: (B,) the query key, one of the row's ``pair_keys``.
-        target: (B,) the value paired with ``query``: the class to predict.
-        position: (B,) the index in [0, P) of the pair that holds the answer.
-    """
+    """One batch of associative recall, int64 tensors: ``pair_keys`` (B, P) in [0, n_keys), distinct within a row;
+    ``pair_values`` (B, P) in [0, n_values); ``query`` (B,), one of the row's keys; ``target`` (B,), its value (the
+    class to predict); ``position`` (B,), the index in [0, P) of the pair that holds the answer."""
 
     pair_keys: Tensor
     pair_values: Tensor
@@ -70,37 +54,11 @@ def recall_batch(
     generator: torch.Generator | None = None,
     device: torch.device | str | None = None,
 ) -> RecallBatch:
-    """Draw a batch of associative-recall examples.
-
-    The numbers are drawn on the CPU from ``generator`` (so a seeded generator gives the same batch on every device)
-    and then moved to ``device``.
-
-    Args:
-        batch_size: B, the number of examples.
-        n_pairs: P, the key–value pairs per example; at most ``n_keys``.
-        n_keys: size of the key vocabulary.
-        n_values: size of the value vocabulary (the number of classes).
-        generator: a CPU ``torch.Generator``; ``None`` uses torch's global one.
-        device: where the returned tensors live (default: the CPU).
-
-    Returns:
-        A :class:`RecallBatch` of int64 tensors with shapes (B, P), (B, P), (B,), (B,), (B,).
-    """
+    """A :class:`RecallBatch` of ``batch_size`` examples, drawn on the CPU from ``generator`` (torch's global one
+    where None), so that a seeded generator gives the same batch on every device, then moved to ``device``."""
     check.positive_ints(batch_size=batch_size, n_pairs=n_pairs, n_keys=n_keys, n_values=n_values)
     check.at_most("n_pairs", n_pairs, "n_keys", n_keys, "keys are distinct within an example")
     check.instance("generator", generator, (torch.Generator, type(None)), "a torch.Generator or None")
-    return _draw_recall_batch(batch_size, n_pairs, n_keys, n_values, generator, device)
-
-
-def _draw_recall_batch(
-    batch_size: int,
-    n_pairs: int,
-    n_keys: int,
-    n_values: int,
-    generator: torch.Generator | None,
-    device: torch.device | str | None = None,
-) -> RecallBatch:
-    """:func:`recall_batch` without the checks, for the training loops that draw one batch per step."""
     pair_keys = torch.rand(batch_size, n_keys, generator=generator).argsort(dim=-1)[:, :n_pairs]
     pair_values = torch.randint(0, n_values, (batch_size, n_pairs), generator=generator)
     position = torch.randint(0, n_pairs, (batch_size,), generator=generator)
@@ -112,16 +70,10 @@ def _draw_recall_batch(
 class RecallModel(nn.Module):
     """One attention head that reads a set of key–value pairs and answers a query key.
 
-    Args:
-        n_keys: size of the key vocabulary.
-        n_values: size of the value vocabulary (the number of output classes).
-        d_model: D, the width of the embeddings.
-        d_k: the width of queries and keys (the sum in each dot product runs over it).
-        scale: the multiplier of the attention logits; ``None`` means ``1 / sqrt(d_k)``.
-        qk_gain: multiplies the initial ``W_q`` and ``W_k`` (each), so that the initial logits are ``qk_gain**2``
-            times larger. With ``scale=1.0`` and ``qk_gain = d_k**-0.25`` the factor 1/sqrt(d_k) sits in the
-            initialisation instead of the forward pass, as T5 does; ``qk_gain = d_k**0.25`` with the default scale
-            starts the logits as widely spread as without the scale.
+    ``n_keys`` and ``n_values`` are the vocabularies (n_values classes), ``d_model`` D the embeddings' width, ``d_k``
+    the width of queries and keys, ``scale`` the multiplier of the logits (``None``: ``1 / sqrt(d_k)``). ``qk_gain``
+    multiplies the initial ``W_q`` and ``W_k``, the initial logits by its square: with ``scale=1.0`` and ``qk_gain =
+    d_k**-0.25`` the 1/sqrt(d_k) sits in the initialisation, as in T5.
     """
 
     def __init__(
@@ -148,17 +100,8 @@ class RecallModel(nn.Module):
             nn.init.normal_(layer.weight, std=qk_gain / math.sqrt(d_model))
 
     def forward(self, pair_keys: Tensor, pair_values: Tensor, query: Tensor) -> tuple[Tensor, Tensor]:
-        """Answer the query.
-
-        Args:
-            pair_keys: (B, P) int64 keys.
-            pair_values: (B, P) int64 values.
-            query: (B,) int64 query keys.
-
-        Returns:
-            ``(logits, weights)``: class logits (B, n_values) and the attention weights (B, P) of the query over the
-            pairs.
-        """
+        """``(logits, weights)``: class logits (B, n_values) and the query's attention weights (B, P) over the
+        pairs, from int64 ``pair_keys`` (B, P), ``pair_values`` (B, P) and ``query`` (B,)."""
         check.recall_inputs(pair_keys, pair_values, query)
         memory = self.memory(pair_keys, pair_values)
         q = self.w_q(self.key_embedding(query)).unsqueeze(1)  # (B, 1, d_k)
@@ -173,13 +116,9 @@ class RecallModel(nn.Module):
 
 @dataclass
 class TrainHistory:
-    """What :func:`train` records at every step, on that step's (fresh) training batch.
-
-    Attributes:
-        loss: cross-entropy per step, length ``steps``.
-        accuracy: share of the batch answered correctly per step, length ``steps``.
-        attention_on_answer: mean attention weight on the pair that holds the answer, per step.
-    """
+    """What :func:`train` records at every step, on that step's fresh batch: the cross-entropy ``loss``, the share
+    of the batch answered correctly (``accuracy``) and the mean attention weight on the pair that holds the answer
+    (``attention_on_answer``); each a list of ``steps`` floats."""
 
     loss: list[float] = field(default_factory=list)
     accuracy: list[float] = field(default_factory=list)
@@ -197,25 +136,9 @@ def train(
     device: torch.device | str | None = None,
     task: Callable[[RecallBatch], RecallBatch] | None = None,
 ) -> TrainHistory:
-    """Train ``model`` on fresh associative-recall batches, one per step.
-
-    Every batch is new, so the training loss is also a test loss. The data come from a CPU generator seeded with
-    ``seed``: the same seed gives the same batches on every device.
-
-    Args:
-        model: the model; its embeddings fix ``n_keys`` and ``n_values``.
-        optimizer: an optimizer over ``model``'s parameters.
-        steps: the number of optimizer steps.
-        batch_size: B, examples per step.
-        n_pairs: P, key–value pairs per example.
-        seed: seed of the data generator.
-        device: where to compute (default: where the model's parameters are).
-        task: where given, turns each drawn batch into another task's batch (the generator advances as for recall):
-            :mod:`helpers.controls`' shared-value task.
-
-    Returns:
-        A :class:`TrainHistory` with one entry per step.
-    """
+    """Train ``model`` for ``steps`` optimizer steps, each on a fresh batch (so the training loss is a test loss)
+    drawn from a CPU generator seeded with ``seed``; return its :class:`TrainHistory`. ``device`` defaults to the
+    model's; ``task``, where given, turns each batch into another task's (:mod:`helpers.controls`)."""
     check.instance("model", model, RecallModel, "a RecallModel")
     check.instance("optimizer", optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer")
     check.positive_ints(steps=steps, batch_size=batch_size, n_pairs=n_pairs)
@@ -225,7 +148,7 @@ def train(
     device = next(model.parameters()).device if device is None else torch.device(device)
     history = TrainHistory()
     for _ in range(steps):
-        batch = _draw_recall_batch(batch_size, n_pairs, n_keys, n_values, generator, device)
+        batch = recall_batch(batch_size, n_pairs, n_keys, n_values, generator=generator, device=device)
         if task is not None:
             batch = task(batch)
         logits, weights = model(batch.pair_keys, batch.pair_values, batch.query)
@@ -238,6 +161,20 @@ def train(
             history.accuracy.append((logits.argmax(-1) == batch.target).float().mean().item())
             history.attention_on_answer.append(weights.gather(1, batch.position[:, None]).mean().item())
     return history
+
+
+def seeded(
+    build: Callable[[], M], optimizer: str, lr: float, seed: int, device: torch.device | str | None
+) -> tuple[M, torch.optim.Optimizer, torch.Generator]:
+    """The model ``build()`` draws after ``torch.manual_seed(effective_seed(seed))``, on ``device``; its optimizer
+    (``"adam"``: ``torch.optim.Adam``, torch's defaults; ``"sgd"``: plain SGD) at ``lr``; a CPU data generator seeded
+    the same way."""
+    torch.manual_seed(effective_seed(seed))
+    model = build()
+    if device is not None:
+        model = model.to(device)
+    opt = (torch.optim.Adam if optimizer == "adam" else torch.optim.SGD)(model.parameters(), lr=lr)
+    return model, opt, torch.Generator().manual_seed(effective_seed(seed))
 
 
 def train_recall(
@@ -256,31 +193,12 @@ def train_recall(
     qk_gain: float = 1.0,
     task: Callable[[RecallBatch], RecallBatch] | None = None,
 ) -> TrainHistory:
-    """Build a :class:`RecallModel` from ``seed``, train it, return its history.
-
-    One call per point of an experiment: ``train_recall(scale=1.0)`` is attention without its scale,
-    ``train_recall()`` the standard ``1 / sqrt(d_k)``.
-
-    Args:
-        scale: the multiplier of the attention logits; ``None`` means ``1 / sqrt(d_k)``.
-        optimizer: ``"adam"`` (``torch.optim.Adam``) or ``"sgd"`` (plain ``torch.optim.SGD``).
-        lr: learning rate.
-        seed: seeds the parameters (``torch.manual_seed``) and the data.
-        steps, batch_size, n_pairs: as in :func:`train`.
-        n_keys, n_values, d_model, d_k: as in :class:`RecallModel`.
-        device: where to compute (default: the CPU).
-        qk_gain: as in :class:`RecallModel`.
-        task: as in :func:`train`.
-
-    Returns:
-        The :class:`TrainHistory` of the run.
-    """
+    """A :class:`RecallModel` built after ``torch.manual_seed(seed)``, trained by :func:`train` with ``"adam"``
+    (``torch.optim.Adam``) or ``"sgd"`` (plain ``torch.optim.SGD``) at rate ``lr``: its :class:`TrainHistory`.
+    ``train_recall(scale=1.0)`` is attention without its scale, ``train_recall()`` the standard ``1 / sqrt(d_k)``."""
     check.one_of("optimizer", optimizer, _OPTIMIZERS)
     check.positive_real("lr", lr)
-    torch.manual_seed(effective_seed(seed))
-    model = RecallModel(n_keys, n_values, d_model, d_k, scale, qk_gain)
-    if device is not None:
-        model = model.to(device)
-    opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.SGD
-    opt = opt_class(model.parameters(), lr=lr)
+    model, opt, _ = seeded(
+        lambda: RecallModel(n_keys, n_values, d_model, d_k, scale, qk_gain), optimizer, lr, seed, device
+    )
     return train(model, opt, steps, batch_size, n_pairs, seed=seed, device=device, task=task)

@@ -255,7 +255,6 @@ def test_the_old_blind_spots_are_refused(d_k, seq_len):
 def test_probe_shape_and_its_refusals():
     assert diagnostics.probe_shape(64) == (32, 128)
     assert diagnostics.probe_shape(6) == (16, 64)  # 1/sqrt(32) would sit next to 1/6
-    assert diagnostics.probe_length(64) == 32
     for d_k in range(2, 4097):
         assert separable(d_k, *diagnostics.probe_shape(d_k), 0.1, slack=EDGE), d_k
     with pytest.raises(ValueError, match="d_k"):
@@ -263,4 +262,4 @@ def test_probe_shape_and_its_refusals():
     with pytest.raises(ValueError, match="d_k"):
         diagnose_attention(scaled_dot_product_attention, d_k=1)
     with pytest.raises(ValueError, match="rel_tol"):
-        diagnostics.probe_length(64, rel_tol=0.45)  # no shape can be that far from both 1/8 and 1
+        diagnostics.probe_shape(64, rel_tol=0.45)  # no shape can be that far from both 1/8 and 1

@@ -13,7 +13,7 @@ from helpers.device import effective_seed
 from helpers.training import train
 
 STEPS = 30
-FIELDS = ("loss", "accuracy", "attention_on_answer", "max_weight", "saturated", "logit_std", "temperature")
+FIELDS = ("loss", "accuracy", "attention_on_answer", "logit_std", "temperature")
 
 
 class TemperatureRecallModel(RecallModel):
