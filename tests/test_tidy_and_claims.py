@@ -223,8 +223,7 @@ def test_the_chinese_edition_quotes_the_article_in_every_box_and_entry():
         for page in ("book/claims", f"notebooks/{entry['chapter']}"):
             message = tables[page].get(entry["translation"])
             assert message is not None, f"{claim_id}: {page}.po lacks the box's translation (run `make locale`)"
-            shown = claims.article_zh(entry["article"])
-            assert message.string == shown and not message.fuzzy, f"{claim_id}: 原文 in {page}.po"
+            assert message.string == entry["article"] and not message.fuzzy, f"{claim_id}: 原文 in {page}.po"
     wrong = []
     for po in sorted(CATALOGS.rglob("*.po")):
         for message in catalog(str(po.relative_to(CATALOGS).with_suffix(""))):

@@ -559,16 +559,6 @@ def with_landing_counts(page: str, ledger: dict[str, Entry]) -> str:
 # ---------------------------------------------------------------------------------------- the Chinese edition
 
 
-# The flattened copy of the article lost every `=`; a quote that shows one has it restored, and says so
-# once, at the end of the box's 原文 (its parts are excerpts of that sentence, shown under it).
-RESTORED_NOTE = "（引文中的等号为本书补回）"
-
-
-def article_zh(article: str) -> str:
-    """The 原文 of a box as the Chinese edition shows it: the article's sentence, and the note on a restored `=`."""
-    return article + RESTORED_NOTE if "=" in article else article
-
-
 def derived_messages(ledger: dict[str, Entry]) -> dict[str, str]:
     """msgid → msgstr for every message of a box, the ledger page or the landing page's counts that is
     not a translation but follows from the data: the article's own sentences (原文), titles, part
@@ -582,7 +572,7 @@ def derived_messages(ledger: dict[str, Entry]) -> dict[str, str]:
         pairs += [
             (title(claim_id, entry), title(claim_id, entry, "zh")),
             (article_label(entry), article_label(entry, "zh")),
-            (entry["translation"], article_zh(entry["article"])),
+            (entry["translation"], entry["article"]),
             (ledger_link(claim_id), ledger_link(claim_id, "zh")),
             (details_title(), details_title("zh")),
             (entry_line(claim_id, entry), entry_line(claim_id, entry, "zh")),

@@ -122,13 +122,15 @@ class TranslatedPrintedLines(SphinxPostTransform):
 
 
 ARTICLE_LABEL = re.compile(r"^（§([^）]+)）：$")
-RESTORED = "；引文中的等号为本书补回"
+LOST_COMMAS = "；本书所用的原文副本缺了逗号"
+RESTORED = "，等号为本书补回"
 
 
-class RestoredEqualsSigns(SphinxPostTransform):
-    """A verdict box quotes the article in its own words (原文), with the ``=`` signs that its web page
-    lost in conversion to plain text put back (the ledger page says so). Where a box's quotes carry
-    one, its label says it, so a reader of a chapter knows too: 「**原文**（§5.2；引文中的等号为本书补回）：」."""
+class ArticleCopyNote(SphinxPostTransform):
+    """A verdict box quotes the article in its own words (原文). The plain-text copy the book quotes lost
+    every comma and every ``=`` of its web page: the ``=`` signs are put back, the commas are not (a
+    comma is a reading; an ``=`` is not). Each box's label says so, once, so that a reader does not take
+    「65504exp(20)」 for the book's typo: 「**原文**（§3.3；本书所用的原文副本缺了逗号，等号为本书补回）：」."""
 
     default_priority = 200
 
@@ -140,10 +142,12 @@ class RestoredEqualsSigns(SphinxPostTransform):
                 continue
             tail = shown[1]
             match = ARTICLE_LABEL.match(tail.astext()) if isinstance(tail, nodes.Text) else None
+            if not match:
+                continue
             box = label.parent.astext() if label.parent is not None else ""
             quote = box.split("原文（§", 1)[-1].split("检验范围", 1)[0]  # the article's sentence, before the scope
-            if match and ("=" in quote or re.search(r"「[^」]*=", box)):  # or a part's quote 「…」
-                label.replace(tail, nodes.Text(f"（§{match.group(1)}{RESTORED}）："))
+            restored = RESTORED if "=" in quote or re.search(r"「[^」]*=", box) else ""  # or a part's quote 「…」
+            label.replace(tail, nodes.Text(f"（§{match.group(1)}{LOST_COMMAS}{restored}）："))
 
 
 GENERATED_FIGURE = re.compile(r"^(?P<folder>(?:.*/)?_generated/)(?P<name>\w+)\.png$")
@@ -351,7 +355,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_post_transform(TranslatedCodePrompts)
     app.add_post_transform(TranslatedTables)
     app.add_post_transform(TranslatedPrintedLines)
-    app.add_post_transform(RestoredEqualsSigns)
+    app.add_post_transform(ArticleCopyNote)
     app.add_transform(TranslatedExerciseCopies)
     app.add_transform(ChineseFigures)
     app.add_post_transform(FullWidthExerciseParentheses)
