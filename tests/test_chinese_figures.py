@@ -84,7 +84,10 @@ def test_the_hash_sees_lines_bands_scatters_bars_and_images_but_not_words():
 
 def test_translate_text_whole_then_pieces_longest_first():
     table = {"no scale ($c = 1$)": "不缩放（$c = 1$）", ", same lr": "，同一学习率", "same": "同"}
-    assert figures.translate_text("no scale ($c = 1$), same lr (0.25)", table) == "不缩放（$c = 1$），同一学习率 (0.25)"
+    # a text put together from pieces gets Chinese brackets (zh.md LAYOUT-6: no "），" and no "(0.25)" beside CJK)
+    assert figures.translate_text("no scale ($c = 1$), same lr (0.25)", table) == "不缩放（$c = 1$，同一学习率 0.25）"
+    assert figures.translate_text("same lr (0.25)", {"same lr": "同一学习率"}) == "同一学习率（0.25）"
+    assert figures.translate_text("$c = 1/d_k$ (0.5)", table) == "$c = 1/d_k$ (0.5)"  # no Chinese: as drawn
     assert figures.translate_text("accuracy", {"accuracy": "准确率"}) == "准确率"
     assert figures.translate_text("$d_k$", table) == "$d_k$"
     assert figures.english_words("键维度 $d_k$ at 64") == ["at"]

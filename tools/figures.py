@@ -264,7 +264,18 @@ def translate_text(words: str, table: dict[str, str]) -> str:
         return new
     for piece in sorted(table, key=len, reverse=True):
         new = (new if new is not None else words).replace(piece, table[piece])
-    return words if new is None else new
+    return words if new is None or new == words else chinese_brackets(new)
+
+
+HALF_WIDTH_AFTER_FULL = re.compile(r"（(?P<inner>[^（）]*)），(?P<what>[^()（）]*?) \((?P<number>[^()]*)\)$")
+HALF_WIDTH_AFTER_CJK = re.compile(r"(?<=[\u4e00-\u9fff）]) \((?P<inner>[^()]*)\)")
+
+
+def chinese_brackets(text: str) -> str:
+    """A text translated piece by piece, with its English half-width brackets made Chinese (zh.md LAYOUT-6):
+    "不缩放（$c = 1$），同一学习率 (0.25)" → "不缩放（$c = 1$，同一学习率 0.25）"; "…学习率 (0.25)" → "…学习率（0.25）"."""
+    text = HALF_WIDTH_AFTER_FULL.sub(r"（\g<inner>，\g<what> \g<number>）", text)
+    return HALF_WIDTH_AFTER_CJK.sub(r"（\g<inner>）", text)
 
 
 CJK_FONT = "Noto Sans CJK SC"  # Debian's fonts-noto-cjk, installed wherever the Chinese edition builds

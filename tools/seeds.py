@@ -479,12 +479,15 @@ def write(table: dict[str, Any], path: Path) -> None:
 STATISTICS = {"min": min, "median": statistics.median, "max": max}
 
 
-def over_seeds(notebook: str, name: str, table: Path = TABLE) -> dict[str, float]:
+def over_seeds(notebook: str, name: str, table: Path | dict[str, Any] = TABLE) -> dict[str, float]:
     """A glued training number's spread over the seed table's blocks (its offsets; the second point, which repeats
     offset 0's seeds on another CPU path, is checked against the bands but not counted as a block), as it
     was glued (rounded to its digits): ``{"min", "median", "max"}``. NaN for each where the table has no such row
-    (a chapter whose rows are not written yet: the sweep itself runs its notebooks before its table exists)."""
-    entry = (yaml.safe_load(table.read_text(encoding="utf-8")) if table.is_file() else {}).get("notebooks", {})
+    (a chapter whose rows are not written yet: the sweep itself runs its notebooks before its table exists).
+    ``table``: the table's path, or the table as :func:`load` reads it (read once for many names)."""
+    if isinstance(table, Path):
+        table = load(table) if table.is_file() else {}
+    entry = table.get("notebooks", {})
     row = next((g for g in entry.get(notebook, {}).get("glued", []) if g["name"] == name), None)
     runs = (row or {}).get("values", {}).items()  # the eight blocks; the second point re-runs block 0's seeds
     values = [v for r, v in runs if isinstance(v, (int, float)) and r != SECOND.name]
@@ -529,12 +532,12 @@ def glue_quoted(notebook: str, table: Path = TABLE) -> None:
     under nbval too (which runs cells without history, so a trailing ``;`` does not silence a value)."""
     import helpers
 
-    rows = yaml.safe_load(table.read_text(encoding="utf-8")) if table.is_file() else {}
+    rows = load(table) if table.is_file() else {}  # libyaml's loader: the table is 5,000 lines, read once
     names = {g["name"] for g in rows.get("notebooks", {}).get(notebook, {}).get("glued", [])}
     glued = {}
     for name, stat in sorted(quoted_names(book_texts())):
         if name in names:
-            glued[f"{name}_seeds_{stat}"] = over_seeds(notebook, name, table)[stat]
+            glued[f"{name}_seeds_{stat}"] = over_seeds(notebook, name, rows)[stat]
             helpers.glue(f"{name}_seeds_{stat}", glued[f"{name}_seeds_{stat}"])
 
 
