@@ -19,33 +19,37 @@
       table.replaceWith(wrapper);
       wrapper.append(table);
     }
-    const cue = document.createElement("p");
-    cue.className = "table-scroll-cue";
-    cue.setAttribute("aria-hidden", "true");
-    cue.textContent = CUE;
-    wrapper.after(cue);
+    addCue(wrapper, CUE);
     return wrapper;
   }
 
-  function mark(wrapper) {
-    const table = wrapper.querySelector("table");
-    // the theme's own test (pydata-sphinx-theme makes a box focusable when scrollWidth > clientWidth):
-    // with a tolerance here, a table 1 px too wide was focusable by one script and not by the other,
-    // and which ran last decided the page (a race the dark/light fingerprint caught)
-    const overflowing = wrapper.scrollWidth > wrapper.clientWidth;
-    if (overflowing) {
+  // The "scroll" cue after a box that scrolls sideways (a table's or a figure's).
+  function addCue(wrapper, text) {
+    const cue = document.createElement("p");
+    cue.className = "table-scroll-cue";
+    cue.setAttribute("aria-hidden", "true");
+    cue.textContent = text;
+    wrapper.after(cue);
+  }
+
+  // A box wider than its column is marked, takes the keyboard's focus and is named by its caption;
+  // one that fits is not. The test is the theme's own (pydata-sphinx-theme makes a box focusable when
+  // scrollWidth > clientWidth): with a tolerance here, a table 1 px too wide was focusable by one script
+  // and not by the other, and which ran last decided the page (a race the dark/light fingerprint caught).
+  function markOverflow(wrapper, caption, kind) {
+    if (wrapper.scrollWidth > wrapper.clientWidth) {
+      const name = caption ? caption.textContent.trim().replace(/\s+/g, " ").slice(0, 120) : "";
       wrapper.setAttribute("data-overflow", "");
       wrapper.setAttribute("tabindex", "0");
       wrapper.setAttribute("role", "region");
-      const caption = table.querySelector("caption");
-      const name = caption ? caption.textContent.trim().replace(/\s+/g, " ") : "";
-      wrapper.setAttribute("aria-label", name ? `${name} (${NAME})` : NAME);
+      wrapper.setAttribute("aria-label", name ? `${name} (${kind})` : kind);
     } else {
-      wrapper.removeAttribute("data-overflow");
-      wrapper.removeAttribute("tabindex");
-      wrapper.removeAttribute("role");
-      wrapper.removeAttribute("aria-label");
+      for (const name of ["data-overflow", "tabindex", "role", "aria-label"]) wrapper.removeAttribute(name);
     }
+  }
+
+  function mark(wrapper) {
+    markOverflow(wrapper, wrapper.querySelector("table caption"), NAME);
   }
 
   // A figure's image is never shrunk (book.css, .figure-scroll): where the column is narrower than
@@ -60,26 +64,13 @@
     wrapper.className = "figure-scroll";
     shown.replaceWith(wrapper);
     wrapper.append(shown);
-    const cue = document.createElement("p");
-    cue.className = "table-scroll-cue";
-    cue.setAttribute("aria-hidden", "true");
-    cue.textContent = FIGURE_CUE;
-    wrapper.after(cue);
+    addCue(wrapper, FIGURE_CUE);
     return wrapper;
   }
 
   function markFigure(wrapper) {
-    if (wrapper.scrollWidth > wrapper.clientWidth) {
-      const figure = wrapper.closest("figure");
-      const caption = figure && figure.querySelector("figcaption");
-      const name = caption ? caption.textContent.trim().replace(/\s+/g, " ").slice(0, 120) : "";
-      wrapper.setAttribute("data-overflow", "");
-      wrapper.setAttribute("tabindex", "0");
-      wrapper.setAttribute("role", "region");
-      wrapper.setAttribute("aria-label", name ? `${name} (${FIGURE_NAME})` : FIGURE_NAME);
-    } else {
-      for (const name of ["data-overflow", "tabindex", "role", "aria-label"]) wrapper.removeAttribute(name);
-    }
+    const figure = wrapper.closest("figure");
+    markOverflow(wrapper, figure && figure.querySelector("figcaption"), FIGURE_NAME);
   }
 
   function start() {
