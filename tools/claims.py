@@ -178,13 +178,14 @@ def check_entry(claim_id: str, entry: Entry) -> None:
 
 
 def squeeze(text: str) -> str:
-    """Text without whitespace and the ``=`` signs the flattened copy of the article lost."""
-    return re.sub(r"[\s=]", "", text)
+    """Text without whitespace and the ``=`` signs and full-width commas the flattened copy of the article lost
+    (a quote restores every ``=``, and a comma where two numbers or words would otherwise run together)."""
+    return re.sub(r"[\s=，]", "", text)
 
 
 def is_excerpt(excerpt: str, text: str, ellipsis: str) -> bool:
     """True if the pieces of ``excerpt`` between ellipses occur in ``text``, in order
-    (whitespace and ``=`` aside: :func:`squeeze`)."""
+    (whitespace, ``=`` and ``，`` aside: :func:`squeeze`)."""
     position, text = 0, squeeze(text)
     for piece in excerpt.split(ellipsis):
         found = text.find(squeeze(piece), position)

@@ -123,14 +123,23 @@ class TranslatedPrintedLines(SphinxPostTransform):
 
 ARTICLE_LABEL = re.compile(r"^（§([^）]+)）：$")
 LOST_COMMAS = "；本书所用的原文副本缺了逗号"
-RESTORED = "，等号为本书补回"
+
+
+def restored(box: str) -> str:
+    """What a box's quotes put back that the copy lost: every ``=``, and a ``，`` where two numbers or words
+    would run together (the copy has neither, so each one in a quote is the book's)."""
+    quote = box.split("原文（§", 1)[-1].split("检验范围", 1)[0]  # the article's sentence, before the scope
+    parts = "".join(re.findall(r"「[^」]*」", box))  # and each part's quote
+    signs = [name for sign, name in (("=", "等号"), ("，", "个别逗号")) if sign in quote + parts]
+    return f"，{'和'.join(signs)}为本书补回" if signs else ""
 
 
 class ArticleCopyNote(SphinxPostTransform):
     """A verdict box quotes the article in its own words (原文). The plain-text copy the book quotes lost
-    every comma and every ``=`` of its web page: the ``=`` signs are put back, the commas are not (a
-    comma is a reading; an ``=`` is not). Each box's label says so, once, so that a reader does not take
-    「65504exp(20)」 for the book's typo: 「**原文**（§3.3；本书所用的原文副本缺了逗号，等号为本书补回）：」."""
+    every comma and every ``=`` of its web page: the ``=`` signs are put back, and a comma only where two
+    numbers or words would otherwise read as one (「65504，exp(20)」). Each box's label says so, once, so
+    that a reader does not take the run-on text for the book's typo:
+    「**原文**（§3.3；本书所用的原文副本缺了逗号，等号和个别逗号为本书补回）：」."""
 
     default_priority = 200
 
@@ -142,12 +151,9 @@ class ArticleCopyNote(SphinxPostTransform):
                 continue
             tail = shown[1]
             match = ARTICLE_LABEL.match(tail.astext()) if isinstance(tail, nodes.Text) else None
-            if not match:
-                continue
-            box = label.parent.astext() if label.parent is not None else ""
-            quote = box.split("原文（§", 1)[-1].split("检验范围", 1)[0]  # the article's sentence, before the scope
-            restored = RESTORED if "=" in quote or re.search(r"「[^」]*=", box) else ""  # or a part's quote 「…」
-            label.replace(tail, nodes.Text(f"（§{match.group(1)}{LOST_COMMAS}{restored}）："))
+            if match:
+                box = label.parent.astext() if label.parent is not None else ""
+                label.replace(tail, nodes.Text(f"（§{match.group(1)}{LOST_COMMAS}{restored(box)}）："))
 
 
 GENERATED_FIGURE = re.compile(r"^(?P<folder>(?:.*/)?_generated/)(?P<name>\w+)\.png$")
