@@ -103,3 +103,22 @@ def test_the_glossary_and_the_term_list_agree():
         assert term.use.search(glossary[term.glossary]), (term.glossary, glossary[term.glossary], term.use.pattern)
     variants = [(t.english, a.pattern) for t in CONCEPTS for a in t.avoid for c in glossary.values() if a.search(c)]
     assert not variants, variants
+
+
+def test_the_explorers_chinese_labels_keep_to_the_term_list():
+    """The scale explorer's words (book/_ext/scale_explorer.py's LABELS) live outside the catalogs: each
+    Chinese label is held to the term list against its English twin, as a catalog's message is."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scale_explorer", T.ROOT / "book" / "_ext" / "scale_explorer.py")
+    assert spec is not None and spec.loader is not None
+    explorer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(explorer)
+    words = {edition: {k: re.sub(r"\{\w+\}", " ", v) for k, v in labels.items()}  # not a placeholder's name
+             for edition, labels in explorer.LABELS.items()}  # fmt: skip
+    english, chinese = words["en"], words["zh_CN"]
+    assert set(english) == set(chinese)
+    found = [f"{key}: {v}" for key in english for v in T.violations(english[key], chinese[key], TERMS)]
+    assert not found, "\n".join(found)
+    planted = {**chinese, "q_dead": chinese["q_dead"].replace("梯度失效的行", "死行")}  # the check can fail
+    assert T.violations(english["q_dead"], planted["q_dead"], TERMS)

@@ -295,7 +295,7 @@ FACT_WORDS = {
         "holds": "成立",
         "partly": "部分成立",
         "fails": "不成立",
-        "none": "未陈述",
+        "none": "原文未给出",
         "untested": "未检验",
     },
 }
@@ -461,7 +461,7 @@ def counts_sentence(ledger: dict[str, Entry], language: str = "en") -> str:
     if language == "zh":
         grades = "，".join(f"{found[v]} 条{VERDICTS[v]}" for v in VERDICTS)
         return (
-            f"本书把原文的 {len(ledger)} 条论断逐一检验：{grades}。"
+            f"本书把原文的 {len(ledger)} 条论断逐一定级：{grades}。"
             f"其中 {split} 条断言了不止一件事，共拆成 {parts} 个部分，其中 {untested} 个部分未检验。"
         )
     grades = ", ".join(f"{found[v]} {v}" for v in VERDICTS)

@@ -108,8 +108,8 @@ LABELS = {
     },
     "zh_CN": {
         "title": "动手看一行注意力",
-        "intro": "拖动键的维度和乘数：同一行随机得分，带缩放与不缩放。",
-        "d_k": "键的维度 dₖ",
+        "intro": "拖动键维度和乘数：同一行随机得分，带缩放与不缩放。",
+        "d_k": "键维度 dₖ",
         "multiplier": "logit 的乘数 c",
         "m_none": "不缩放（c = 1）",
         "m_sqrt": "c = 1/√dₖ",
@@ -145,14 +145,14 @@ LABELS = {
         "q_largest": "平均最大权重",
         "q_jacobian": "平均 ‖J‖₂",
         "q_grad_median": "行梯度 ‖∂L/∂zᵢ‖ 的中位数",
-        "q_dead": "死行的比例（梯度小于 10⁻³）",
+        "q_dead": "梯度失效的行的比例（梯度小于 10⁻³）",
         "chapter": "第 {n} 章：{value}",
         "computing": "计算中…",
         "how": (
             "行是这样抽取的：查询和键各有 dₖ 个独立的标准正态分量。给定查询 q，得分 q·kⱼ 是方差为 ‖q‖² 的独立正态变量，"
             "所以探索器抽取 ‖q‖（其平方服从自由度为 dₖ 的卡方分布）和 n 个标准正态数：分布相同，且与 dₖ 无关。"
             "各维度是嵌套的，所以改变 dₖ 只是缩放同一行。"
-            "计算用 float64，与 torch 一致到 10⁻⁶（tests/test_explorer.py）。"
+            "用 float64 计算，与 torch 的结果相差不超过 10⁻⁶（tests/test_explorer.py）。"
         ),
         "full": "完整的探索器（含梯度和多行平均）在第 3 章。",
         "summary": "{arm}：熵 {entropy}，上限 {max} 奈特，最大权重 {largest}，梯度 {grad}。",

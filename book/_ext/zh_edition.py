@@ -130,7 +130,7 @@ def restored(box: str) -> str:
     would run together (the copy has neither, so each one in a quote is the book's)."""
     quote = box.split("原文（§", 1)[-1].split("检验范围", 1)[0]  # the article's sentence, before the scope
     parts = "".join(re.findall(r"「[^」]*」", box))  # and each part's quote
-    signs = [name for sign, name in (("=", "等号"), ("，", "个别逗号")) if sign in quote + parts]
+    signs = [name for sign, name in (("=", "等号"), ("，", "部分逗号")) if sign in quote + parts]
     return f"，{'和'.join(signs)}为本书补回" if signs else ""
 
 
@@ -139,7 +139,7 @@ class ArticleCopyNote(SphinxPostTransform):
     every comma and every ``=`` of its web page: the ``=`` signs are put back, and a comma only where two
     numbers or words would otherwise read as one (「65504，exp(20)」). Each box's label says so, once, so
     that a reader does not take the run-on text for the book's typo:
-    「**原文**（§3.3；本书所用的原文副本缺了逗号，等号和个别逗号为本书补回）：」."""
+    「**原文**（§3.3；本书所用的原文副本缺了逗号，等号和部分逗号为本书补回）：」."""
 
     default_priority = 200
 
