@@ -273,7 +273,8 @@ HALF_WIDTH_AFTER_CJK = re.compile(r"(?<=[\u4e00-\u9fff）]) \((?P<inner>[^()]*)\
 
 def chinese_brackets(text: str) -> str:
     """A text translated piece by piece, with its English half-width brackets made Chinese (zh.md LAYOUT-6):
-    "不缩放（$c = 1$），同一学习率 (0.25)" → "不缩放（$c = 1$，同一学习率 0.25）"; "…学习率 (0.25)" → "…学习率（0.25）"."""
+    "不缩放（$c = 1$），同一学习率 (0.25)" → "不缩放（$c = 1$，同一学习率 0.25）";
+    "…学习率 (0.25)" → "…学习率（0.25）"."""
     text = HALF_WIDTH_AFTER_FULL.sub(r"（\g<inner>，\g<what> \g<number>）", text)
     return HALF_WIDTH_AFTER_CJK.sub(r"（\g<inner>）", text)
 
