@@ -112,7 +112,10 @@ JOBS ?= $(or $(BOOK_JOBS),$(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/
 # longest first: make -j starts them in this order as far as what they need allows
 TEST_STAGES := build-zh build-en site nbval-ci-second nbval-default kernel unit lint
 CHECK_STAGES := nbval-changed unit lint
-STAGE = $(BIN)/python -m tools.stage run $(@:test-%=%)
+# OpenMP's threads sleep rather than spin while they wait (OMP_WAIT_POLICY=PASSIVE): make -j runs the stages side
+# by side on few cores, where a spinning thread takes the core another stage needs. It changes no result, only the
+# waiting (chapter 5 beside another stage: 35.3 → 33.2 CPU s, 39.8 → 33.3 s wall).
+STAGE = OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m tools.stage run $(@:test-%=%)
 PYTEST = $(BIN)/python -m pytest -p no:randomly -o cache_dir=_build/.pytest_cache/$@
 UNIT := not (notebook or site or browser or kernel or lint)
 # the site stage tests the builds' output (tests/conftest.py): pytest never builds the site itself
