@@ -6,19 +6,14 @@ these tests pin the two pieces alone, on a small project and on the words that d
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
-from tools.notebook_format import ROOT
+from tests import extension
 
 
 def build_speed() -> Any:
-    spec = importlib.util.spec_from_file_location("build_speed", ROOT / "book" / "_ext" / "build_speed.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return extension("build_speed")
 
 
 def test_the_latin_terms_answer_membership_as_the_list_did():

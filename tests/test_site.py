@@ -29,13 +29,13 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests import extension
 from tests.browser import (
     EDITIONS,
     FAILED_REQUEST,
     INTERACTS,
     LEAVES,
     MODES,
-    ROOT,
     SHOWN_MODE,
     SITE_VIEWPORTS,
     TEMPLATE,
@@ -171,12 +171,7 @@ def test_colour_mode_icons_are_decorative(pages):
 
 
 def test_plain_titles_for_tabs_and_print():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("site_tweaks", ROOT / "book" / "_ext" / "site_tweaks.py")
-    site_tweaks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(site_tweaks)
-    plain_title = site_tweaks.plain_title
+    plain_title = extension("site_tweaks").plain_title
 
     assert plain_title(r"Where the scale \(1/\sqrt{d_k}\) sits") == "Where the scale 1/√dₖ sits"
     assert plain_title(r"Why $\sqrt{d_k}$, not $d_k$") == "Why √dₖ, not dₖ"

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests import extension
 from tests.browser import (
     RESIZES,
     ROOT,
@@ -37,13 +38,7 @@ from tools.figures import FIGURE_TEXT_PX
 
 def _wide_from() -> str:
     """book/_ext/wide_figures.py's WIDE_FROM: the width from which the wide layout is shown."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("wide_figures", ROOT / "book" / "_ext" / "wide_figures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return str(module.WIDE_FROM)
+    return str(extension("wide_figures").WIDE_FROM)
 
 
 WIDE_FROM = _wide_from()

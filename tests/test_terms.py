@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests import extension
 from tools import terms as T
 from tools.locale import CATALOGS, catalog
 
@@ -108,14 +109,8 @@ def test_the_glossary_and_the_term_list_agree():
 def test_the_explorers_chinese_labels_keep_to_the_term_list():
     """The scale explorer's words (book/_ext/scale_explorer.py's LABELS) live outside the catalogs: each
     Chinese label is held to the term list against its English twin, as a catalog's message is."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("scale_explorer", T.ROOT / "book" / "_ext" / "scale_explorer.py")
-    assert spec is not None and spec.loader is not None
-    explorer = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(explorer)
     words = {edition: {k: re.sub(r"\{\w+\}", " ", v) for k, v in labels.items()}  # not a placeholder's name
-             for edition, labels in explorer.LABELS.items()}  # fmt: skip
+             for edition, labels in extension("scale_explorer").LABELS.items()}  # fmt: skip
     english, chinese = words["en"], words["zh_CN"]
     assert set(english) == set(chinese)
     found = [f"{key}: {v}" for key in english for v in T.violations(english[key], chinese[key], TERMS)]

@@ -534,11 +534,9 @@ def glue_quoted(notebook: str, table: Path = TABLE) -> None:
 
     rows = load(table) if table.is_file() else {}  # libyaml's loader: the table is 5,000 lines, read once
     names = {g["name"] for g in rows.get("notebooks", {}).get(notebook, {}).get("glued", [])}
-    glued = {}
     for name, stat in sorted(quoted_names(book_texts())):
         if name in names:
-            glued[f"{name}_seeds_{stat}"] = over_seeds(notebook, name, rows)[stat]
-            helpers.glue(f"{name}_seeds_{stat}", glued[f"{name}_seeds_{stat}"])
+            helpers.glue(f"{name}_seeds_{stat}", over_seeds(notebook, name, rows)[stat])
 
 
 def main() -> int:
